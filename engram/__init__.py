@@ -1,0 +1,80 @@
+"""Engram: long-term memory for AI coding agents.
+
+`engram.open()` is the composition root every adapter uses. Heavy modules (numpy,
+the store, the embedder) load on first use, so `import engram` stays cheap for hooks.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not `from typing import …`: hooks import this package on every prompt
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from .embedders import Embedder
+    from .service import Engram
+
+__all__ = [
+    "open",
+    "Engram",
+    "Memory",
+    "EngramError",
+    "ValidationError",
+    "NotFoundError",
+    "__version__",
+]
+
+
+def open(  # noqa: A001 - the public name is engram.open(), like sqlite3.connect
+    path: str | Path | None = None,
+    *,
+    embedder: Embedder | str | None = None,
+    clock: Any = None,
+) -> Engram:
+    """Open (creating if needed) a store and return the service over it.
+
+    `path` defaults to $ENGRAM_DB, else $ENGRAM_HOME/memory.db, else ~/.engram/memory.db.
+    `embedder` is an Embedder, a spec such as "bundled", "none", "ollama:nomic-embed-text"
+    (default: $ENGRAM_EMBEDDER, else the config file, else "bundled").
+    """
+    from .config import default_db_path, load_config
+    from .embedders import get_embedder
+    from .service import Engram
+    from .store.sqlite import SQLiteStore
+
+    if embedder is None or isinstance(embedder, str):
+        import os
+
+        spec = embedder or os.environ.get("ENGRAM_EMBEDDER") or load_config().get("embedder")
+        try:
+            resolved: Embedder | None = get_embedder(spec)
+        except ValueError as exc:
+            from .errors import ValidationError
+
+            raise ValidationError("embedder", str(exc)) from None
+    else:
+        resolved = embedder
+    store = SQLiteStore(path if path is not None else default_db_path())
+    kwargs: dict[str, Any] = {}
+    if clock is not None:
+        kwargs["clock"] = clock
+    return Engram(store, resolved, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Engram":
+        from .service import Engram
+
+        return Engram
+    if name == "Memory":
+        from .model import Memory
+
+        return Memory
+    if name in ("EngramError", "ValidationError", "NotFoundError"):
+        from . import errors
+
+        return getattr(errors, name)
+    raise AttributeError(name)

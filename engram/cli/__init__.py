@@ -1,0 +1,71 @@
+"""The `engram` command. Subcommands load lazily so `engram hook …` starts fast.
+
+Nothing heavy is imported here: the console script imports this module on every hook
+call, so click, rich and the store load only for the commands that need them.
+Exit codes are part of the contract: 0 ok; 1 not found or invalid input (one line on
+stderr); 2 usage.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# name -> "module:attribute"; modules import only when their command runs.
+COMMANDS: dict[str, str] = {
+    "add": "engram.cli.memory:add",
+    "search": "engram.cli.memory:search",
+    "get": "engram.cli.memory:get",
+    "history": "engram.cli.memory:history",
+    "list": "engram.cli.memory:list_",
+    "update": "engram.cli.memory:update",
+    "archive": "engram.cli.memory:archive",
+    "restore": "engram.cli.memory:restore",
+    "delete": "engram.cli.memory:delete",
+    "pin": "engram.cli.memory:pin",
+    "unpin": "engram.cli.memory:unpin",
+    "confirm": "engram.cli.memory:confirm",
+    "reject": "engram.cli.memory:reject",
+    "stats": "engram.cli.memory:stats",
+    "import": "engram.cli.exchange:import_",
+    "export": "engram.cli.exchange:export",
+    "reindex": "engram.cli.exchange:reindex",
+    "demo": "engram.cli.demo:demo",
+    # agents (MCP server, Claude Code hooks, setup)
+    "mcp": "engram.cli.mcp_cmd:mcp",
+    "hook": "engram.cli.agents:hook",
+    "setup": "engram.cli.agents:setup",
+    "doctor": "engram.cli.agents:doctor",
+    "prompt": "engram.cli.agents:prompt",
+    # REST API and dashboard
+    "serve": "engram.cli.serve:serve",
+    # benchmarks
+    "bench": "engram.cli.bench:bench",
+    # lifecycle
+    "consolidate": "engram.cli.lifecycle:consolidate",
+    "unconsolidate": "engram.cli.lifecycle:unconsolidate",
+    "gc": "engram.cli.lifecycle:gc",
+    "forget": "engram.cli.lifecycle:forget",
+    "log": "engram.cli.lifecycle:log",
+    "stale": "engram.cli.lifecycle:stale",
+}
+
+
+def main(argv: list[str] | None = None) -> object:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) >= 1 and args[0] == "hook" and not {"-h", "--help"} & set(args[1:]):
+        # Hooks run on every prompt: skip click, rich and the store (engram/hooks/runner.py).
+        from ..hooks import main as hook_main
+
+        sys.exit(hook_main(args[1:]))
+
+    from .app import cli
+
+    return cli.main(args=argv, prog_name="engram", standalone_mode=True)
+
+
+def __getattr__(name: str) -> object:
+    if name == "cli":
+        from .app import cli
+
+        return cli
+    raise AttributeError(name)

@@ -1,0 +1,42 @@
+"""The click application behind `engram`: a group whose subcommands import on use."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from . import COMMANDS
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name in {*COMMANDS, *self.commands} if self.get_command(ctx, name))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands:
+            return self.commands[name]
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        try:
+            loaded = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:  # a real missing dependency must not hide silently
+                raise
+            return None
+        return getattr(loaded, attribute, None)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", "db", type=click.Path(dir_okay=False), envvar="ENGRAM_DB",
+              help="Store file (default: $ENGRAM_HOME/memory.db, ~/.engram/memory.db).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
+@click.version_option(package_name="engram", prog_name="engram")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None, as_json: bool) -> None:
+    """Long-term memory for AI coding agents."""
+    ctx.ensure_object(dict)
+    ctx.obj["db"] = db
+    ctx.obj["json"] = as_json

@@ -1,0 +1,79 @@
+"""What every command shares: opening the service, --json, errors, and printing."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+import click
+
+from ..errors import ConflictError, EngramError, NotFoundError, StoreError, ValidationError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def json_option(func: F) -> F:
+    """`--json` works after the subcommand too, as users and scripts type it."""
+    return click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON.")(func)
+
+
+def wants_json(as_json: bool) -> bool:
+    ctx = click.get_current_context()
+    root = ctx.find_root()
+    return as_json or bool(root.obj and root.obj.get("json"))
+
+
+def open_service(embedder: str | None = None) -> Any:
+    import engram
+
+    ctx = click.get_current_context().find_root()
+    db = ctx.obj.get("db") if ctx.obj else None
+    service = engram.open(db, embedder=embedder)
+    ctx.call_on_close(service.close)
+    return service
+
+
+def handle_errors(func: F) -> F:
+    """Turn Engram's errors into one line on stderr and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (ValidationError, NotFoundError, ConflictError, StoreError, EngramError) as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def parse_when(name: str, value: str | None) -> datetime | None:
+    """Dates on the command line: ISO 8601 or phrases like "yesterday", "3d"."""
+    if value is None:
+        return None
+    from ..temporal import parse_date
+
+    try:
+        return parse_date(value)
+    except ValueError as exc:
+        raise ValidationError(name, str(exc)) from None
+
+
+def split_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]

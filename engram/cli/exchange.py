@@ -1,0 +1,78 @@
+"""Import, export and reindex: moving memories in and out of a store."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import ValidationError
+from ..exchange import FORMATS, parse
+from .common import console, emit_json, handle_errors, json_option, open_service, wants_json
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@json_option
+@handle_errors
+def import_(file: str, as_json: bool) -> None:
+    """Import memories from JSONL or a JSON array ('-' reads standard input).
+
+    Bad lines are reported with their line number; good lines still import.
+    """
+    if file == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValidationError("file", f"cannot read {file}: {exc}") from None
+    result = open_service().import_records(parse(text))
+    for error in result.errors:
+        click.echo(f"line {error['line']}: {error['error']}", err=True)
+    if wants_json(as_json):
+        emit_json(result.to_dict())
+    else:
+        console().print(f"imported {result.imported}, duplicates {result.duplicates},"
+                        f" errors {len(result.errors)}")
+
+
+@click.command()
+@click.option("--format", "fmt", default="json", show_default=True, type=click.Choice(FORMATS))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE.")
+@click.option("--project", help="Only this project (and global memories).")
+@json_option
+@handle_errors
+def export(fmt: str, output: str | None, project: str | None, as_json: bool) -> None:
+    """Export every memory (all statuses); json and jsonl round-trip through import."""
+    if as_json or wants_json(False):
+        fmt = "json" if fmt not in ("json", "jsonl") else fmt
+    text = open_service().export(fmt, project=project)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@click.command()
+@json_option
+@handle_errors
+def reindex(as_json: bool) -> None:
+    """Re-embed every memory with the current embedder and rebuild the keyword index."""
+    service = open_service()
+    total = service.count(status=("active", "superseded", "archived", "deleted"))
+    if wants_json(as_json) or not sys.stderr.isatty():
+        count = service.reindex()
+    else:
+        from rich.progress import Progress
+
+        with Progress(console=console()) as progress:
+            task = progress.add_task("reindexing", total=total)
+            count = service.reindex(lambda done, _all: progress.update(task, completed=done))
+    stats = service.stats()
+    if wants_json(as_json):
+        emit_json({"reindexed": count, "embedder": stats.get("embedder")})
+    else:
+        click.echo(f"reindexed {count} memories with {stats.get('embedder') or 'no embedder'}")

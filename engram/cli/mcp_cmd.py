@@ -1,0 +1,50 @@
+"""`engram mcp`: serve memory to agents over MCP (stdio by default, or streamable HTTP)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .common import handle_errors, open_service
+
+DEFAULT_PORT = 3457
+
+
+@click.command("mcp")
+@click.option("--http", "http", is_flag=True,
+              help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="HTTP bind address. Anything but loopback requires $ENGRAM_TOKEN.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535),
+              help="HTTP port.")
+@handle_errors
+def mcp(http: bool, host: str, port: int) -> None:
+    """Serve Engram over MCP (stdio for agent configs; --http for a shared server).
+
+    \b
+    Environment: ENGRAM_DB / ENGRAM_HOME (store), ENGRAM_EMBEDDER, ENGRAM_PROJECT (default
+    project for saves), ENGRAM_TOKEN (bearer token for --http; enforced whenever set).
+    """
+    from ..mcp.auth import TOKEN_ENV, BindRefused, check_bind
+
+    token = os.environ.get(TOKEN_ENV) or None
+    if http:
+        try:
+            check_bind(host, token)  # before loading the SDK or opening the store
+        except BindRefused as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+    from ..mcp.server import build_server, run_http, run_stdio
+
+    service = open_service()
+    service.long_lived = True  # upkeep runs in a thread of this process, not a new one
+    server = build_server(service, default_project=os.environ.get("ENGRAM_PROJECT") or None)
+    try:
+        if http:
+            run_http(server, host=host, port=port, token=token)
+        else:
+            run_stdio(server)
+    except KeyboardInterrupt:  # Ctrl-C is how a user stops a server: no traceback
+        pass

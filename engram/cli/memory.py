@@ -1,0 +1,381 @@
+"""Commands over single memories and searches: thin wrappers over the service."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import (
+    console,
+    emit_json,
+    handle_errors,
+    json_option,
+    open_service,
+    parse_when,
+    split_list,
+    wants_json,
+)
+from .render import memory_card, memory_table
+
+TYPE_HELP = "Memory type (decision, constraint, preference, project_fact, …)."
+
+
+def _content(text: str) -> str:
+    return sys.stdin.read() if text == "-" else text
+
+
+@click.command()
+@click.argument("text")
+@click.option("--type", "type_", help=TYPE_HELP)
+@click.option("--project", help="Project name; omit for a global memory.")
+@click.option("--tags", help="Comma-separated tags.")
+@click.option("--files", help="Comma-separated file paths the memory is about.")
+@click.option("--problem", help="The problem (for checkpoints and bug notes).")
+@click.option("--solution", help="The solution that worked.")
+@click.option("--importance", type=float, help="0 to 1 (default 0.5).")
+@click.option("--confidence", type=float, help="0 to 1 (default by provenance).")
+@click.option("--pinned", is_flag=True, help="Always include in context packs.")
+@click.option("--created-at", help="When it was learned (ISO 8601; default now).")
+@click.option("--event-at", help="When it happened, if different (ISO 8601 or 'yesterday').")
+@click.option("--expires-at", help="When it stops being true (ISO 8601).")
+@click.option("--supersedes", help="Id of the memory this one replaces.")
+@click.option(
+    "--provenance",
+    default="human",
+    show_default=True,
+    help="Who said it: human, agent, hook, checkpoint, import.",
+)
+@json_option
+@handle_errors
+def add(
+    text: str,
+    type_: str | None,
+    project: str | None,
+    tags: str | None,
+    files: str | None,
+    problem: str | None,
+    solution: str | None,
+    importance: float | None,
+    confidence: float | None,
+    pinned: bool,
+    created_at: str | None,
+    event_at: str | None,
+    expires_at: str | None,
+    supersedes: str | None,
+    provenance: str,
+    as_json: bool,
+) -> None:
+    """Remember TEXT ('-' reads standard input)."""
+    service = open_service()
+    result = service.save(
+        _content(text),
+        type=type_,
+        project=project,
+        tags=split_list(tags),
+        files=split_list(files),
+        problem=problem,
+        solution=solution,
+        importance=importance,
+        confidence=confidence,
+        pinned=pinned,
+        created_at=parse_when("created_at", created_at),
+        event_at=parse_when("event_at", event_at),
+        expires_at=parse_when("expires_at", expires_at),
+        supersedes=supersedes,
+        provenance=provenance,
+    )
+    if wants_json(as_json):
+        emit_json(result.to_dict())
+        return
+    out = console()
+    if result.duplicate:
+        out.print(f"already remembered as [cyan]{result.memory.id}[/cyan] (tags/files merged)")
+    else:
+        out.print(
+            f"saved [cyan]{result.memory.id}[/cyan]"
+            + (f", superseding {result.memory.supersedes}" if result.memory.supersedes else "")
+        )
+    if result.redacted:
+        out.print(f"[yellow]redacted:[/yellow] {', '.join(result.redacted)}")
+    for conflict in result.conflicts:
+        out.print(
+            f"[yellow]possible conflict[/yellow] with [cyan]{conflict.memory.id}[/cyan]"
+            f" ({conflict.similarity:.2f}): {conflict.memory.content[:100]}",
+            markup=True,
+        )
+        out.print(f"  to replace it: engram add … --supersedes {conflict.memory.id}")
+
+
+@click.command()
+@click.argument("query")
+@click.option("-k", "k", default=10, show_default=True, type=int, help="How many results.")
+@click.option("--project", help="Only this project (and global memories).")
+@click.option("--type", "types", multiple=True, help="Only these types (repeatable).")
+@click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
+@click.option("--files", help="Comma-separated files the agent is touching (boosts matches).")
+@click.option("--since", help="Only memories from this date on (ISO or 'last week').")
+@click.option("--until", help="Only memories before this date.")
+@click.option("--include-superseded", is_flag=True, help="Also old versions.")
+@click.option("--include-archived", is_flag=True, help="Also archived memories.")
+@click.option("--explain", is_flag=True, help="Show each signal's contribution.")
+@json_option
+@handle_errors
+def search(
+    query: str,
+    k: int,
+    project: str | None,
+    types: tuple[str, ...],
+    tags: tuple[str, ...],
+    files: str | None,
+    since: str | None,
+    until: str | None,
+    include_superseded: bool,
+    include_archived: bool,
+    explain: bool,
+    as_json: bool,
+) -> None:
+    """Find memories relevant to QUERY (keywords and meaning, newest versions only)."""
+    service = open_service()
+    response = service.search(
+        query,
+        k=k,
+        project=project,
+        types=list(types) or None,
+        tags=list(tags) or None,
+        files=split_list(files),
+        since=parse_when("since", since),
+        until=parse_when("until", until),
+        include_superseded=include_superseded,
+        include_archived=include_archived,
+    )
+    if wants_json(as_json):
+        emit_json(response.to_dict(explain))
+        return
+    out = console()
+    for note in response.notes:
+        out.print(f"[yellow]note:[/yellow] {note}")
+    if response.temporal_phrase:
+        out.print(
+            f"[dim]time filter from “{response.temporal_phrase}”: "
+            f"{response.since and response.since.date()} → "
+            f"{response.until and response.until.date()}[/dim]"
+        )
+    memory_table([r.memory for r in response.results], [r.score for r in response.results])
+    if explain:
+        for r in response.results:
+            parts = ", ".join(f"{k}={v}" for k, v in r.signals.items() if v is not None)
+            out.print(f"[cyan]{r.memory.id}[/cyan] {parts}", markup=True)
+
+
+@click.command()
+@click.argument("memory_id")
+@json_option
+@handle_errors
+def get(memory_id: str, as_json: bool) -> None:
+    """Show one memory (an unambiguous id prefix works too)."""
+    memory = open_service().get(memory_id)
+    if wants_json(as_json):
+        emit_json(memory.to_dict())
+    else:
+        memory_card(memory)
+
+
+@click.command()
+@click.argument("memory_id")
+@json_option
+@handle_errors
+def history(memory_id: str, as_json: bool) -> None:
+    """Show a memory's version chain, oldest first."""
+    chain = open_service().history(memory_id)
+    if wants_json(as_json):
+        emit_json([m.to_dict() for m in chain])
+    else:
+        memory_table(chain, title="versions, oldest first")
+
+
+@click.command("list")
+@click.option("--project")
+@click.option("--type", "types", multiple=True)
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    help="active (default), superseded, archived, deleted (repeatable).",
+)
+@click.option("--tag", "tags", multiple=True)
+@click.option("--provenance")
+@click.option("--pinned/--not-pinned", default=None)
+@click.option("--since")
+@click.option("--until")
+@click.option("--limit", default=50, show_default=True, type=int)
+@click.option("--offset", default=0, type=int)
+@click.option(
+    "--order",
+    default="newest",
+    show_default=True,
+    type=click.Choice(["newest", "oldest", "updated", "importance", "accessed"]),
+)
+@json_option
+@handle_errors
+def list_(
+    project: str | None,
+    types: tuple[str, ...],
+    statuses: tuple[str, ...],
+    tags: tuple[str, ...],
+    provenance: str | None,
+    pinned: bool | None,
+    since: str | None,
+    until: str | None,
+    limit: int,
+    offset: int,
+    order: str,
+    as_json: bool,
+) -> None:
+    """List memories, newest first."""
+    memories = open_service().list(
+        project=project,
+        types=list(types) or None,
+        status=list(statuses) or None,
+        tags=list(tags) or None,
+        provenance=provenance,
+        pinned=pinned,
+        since=parse_when("since", since),
+        until=parse_when("until", until),
+        limit=limit,
+        offset=offset,
+        order=order,
+    )
+    if wants_json(as_json):
+        emit_json([m.to_dict() for m in memories])
+    else:
+        memory_table(memories)
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--content", help="New text: creates a new version unless --in-place.")
+@click.option("--type", "type_", help=TYPE_HELP)
+@click.option("--project", help="Move to this project ('' for global).")
+@click.option("--tags", help="Replace tags (comma-separated).")
+@click.option("--files", help="Replace files (comma-separated).")
+@click.option("--problem")
+@click.option("--solution")
+@click.option("--importance", type=float)
+@click.option("--confidence", type=float)
+@click.option("--event-at")
+@click.option("--expires-at")
+@click.option("--in-place", is_flag=True, help="Fix a typo without making a new version.")
+@json_option
+@handle_errors
+def update(
+    memory_id: str,
+    content: str | None,
+    type_: str | None,
+    project: str | None,
+    tags: str | None,
+    files: str | None,
+    problem: str | None,
+    solution: str | None,
+    importance: float | None,
+    confidence: float | None,
+    event_at: str | None,
+    expires_at: str | None,
+    in_place: bool,
+    as_json: bool,
+) -> None:
+    """Change a memory; prints the id of the version that now stands."""
+    changes = {
+        "content": None if content is None else _content(content),
+        "type": type_,
+        "project": project,
+        "tags": split_list(tags),
+        "files": split_list(files),
+        "problem": problem,
+        "solution": solution,
+        "importance": importance,
+        "confidence": confidence,
+        "event_at": parse_when("event_at", event_at),
+        "expires_at": parse_when("expires_at", expires_at),
+    }
+    memory = open_service().update(
+        memory_id, in_place=in_place, **{k: v for k, v in changes.items() if v is not None}
+    )
+    if wants_json(as_json):
+        emit_json(memory.to_dict())
+    else:
+        click.echo(memory.id)
+
+
+def _simple(name: str, method: str, doc: str, **call: object) -> click.Command:
+    @click.command(name, help=doc)
+    @click.argument("memory_id")
+    @json_option
+    @handle_errors
+    def command(memory_id: str, as_json: bool) -> None:
+        memory = getattr(open_service(), method)(memory_id, **call)
+        if wants_json(as_json):
+            emit_json(memory.to_dict())
+        else:
+            click.echo(
+                f"{memory.id} {memory.status}"
+                f"{' pinned' if memory.pinned else ''} confidence={memory.confidence:g}"
+            )
+
+    return command
+
+
+archive = _simple("archive", "archive", "Hide a memory from search (restorable).")
+restore = _simple("restore", "restore", "Bring back an archived or deleted memory.")
+pin = _simple("pin", "pin", "Always include a memory in context packs.")
+unpin = _simple("unpin", "unpin", "Stop pinning a memory.")
+confirm = _simple("confirm", "confirm", "Vouch for a memory: confidence up.")
+reject = _simple("reject", "reject", "Doubt a memory: confidence down.")
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--hard", is_flag=True, help="Remove it for good (otherwise restorable).")
+@json_option
+@handle_errors
+def delete(memory_id: str, hard: bool, as_json: bool) -> None:
+    """Delete a memory: soft by default, --hard removes it from the store."""
+    memory = open_service().delete(memory_id, hard=hard)
+    if wants_json(as_json):
+        emit_json({"id": memory.id, "deleted": True, "hard": hard})
+    else:
+        click.echo(f"{memory.id} {'deleted for good' if hard else 'deleted (restorable)'}")
+
+
+@click.command()
+@json_option
+@handle_errors
+def stats(as_json: bool) -> None:
+    """Counts by type, status and project; where the store is."""
+    data = open_service().stats()
+    if wants_json(as_json):
+        emit_json(data)
+        return
+    out = console()
+    out.print(
+        f"[bold]store[/bold] {data['path']}  ({data['size_bytes'] / 1024:.0f} KiB,"
+        f" schema v{data['schema_version']})"
+    )
+    out.print(
+        f"[bold]embedder[/bold] {data.get('embedder') or 'none yet'}"
+        + ("" if data["vectors_enabled"] else "  [yellow](keyword-only)[/yellow]")
+    )
+    out.print(
+        f"[bold]memories[/bold] {data['total']} ({data['vectors']} with vectors,"
+        f" {data['pinned']} pinned)"
+    )
+    for key in ("by_status", "by_type", "by_project", "by_provenance"):
+        if data[key]:
+            parts = ", ".join(f"{k}: {v}" for k, v in data[key].items())
+            out.print(f"  [dim]{key.replace('_', ' ')}:[/dim] {parts}")
+    if data.get("health"):
+        from .lifecycle import render_health
+
+        render_health(data["health"])
+    if data.get("note"):
+        out.print(f"[yellow]note:[/yellow] {data['note']}")

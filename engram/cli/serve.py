@@ -1,0 +1,79 @@
+"""`engram serve`: the REST API and the review dashboard over the same service."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+import click
+
+from .common import handle_errors, json_option, open_service, wants_json
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """Bind ourselves so that `--port 0` can report the port the system chose."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback needs ENGRAM_TOKEN.")
+@click.option("--port", default=3456, show_default=True, type=click.IntRange(0, 65535),
+              help="Port (0: any free port, printed at start).")
+@click.option("--cors-origin", "cors_origins", multiple=True, metavar="ORIGIN",
+              help="Allow browser pages of ORIGIN (e.g. http://localhost:5173). Repeatable.")
+@click.option("--max-body", default=1_048_576, show_default=True,
+              type=click.IntRange(1024, 1024**3), help="Largest request body, in bytes.")
+@click.option("--log-level", default="warning", show_default=True,
+              type=click.Choice(["critical", "error", "warning", "info", "debug"]))
+@json_option
+@handle_errors
+def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
+          log_level: str, as_json: bool) -> None:
+    """Serve the REST API (/v1, docs at /docs) and the dashboard (/).
+
+    Listens on 127.0.0.1 by default. With ENGRAM_TOKEN set, every /v1 request needs
+    `Authorization: Bearer <token>` (on loopback too); without it, the server refuses
+    to listen anywhere but loopback.
+    """
+    import uvicorn
+
+    from ..api import check_bind, create_app
+
+    token = os.environ.get("ENGRAM_TOKEN", "").strip() or None
+    try:
+        check_bind(host, token)
+    except PermissionError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    engram = open_service()
+    engram.long_lived = True  # upkeep runs in a thread of this process, not a new one
+    app = create_app(engram, token=token, bind_host=host, cors_origins=cors_origins,
+                     max_body=max_body)
+    sock = _bind(host, port)
+    actual = sock.getsockname()[1]
+    shown = f"[{host.strip('[]')}]" if ":" in host.strip("[]") else host
+    url = f"http://{shown}:{actual}"
+    if wants_json(as_json):
+        import json
+
+        click.echo(json.dumps({"url": url, "host": host, "port": actual, "db": engram.path,
+                               "token_required": token is not None}))
+    else:
+        click.echo(f"Engram on {url}  (dashboard {url}/, API {url}/v1, docs {url}/docs)")
+        click.echo(f"store: {engram.path}; token: {'required' if token else 'none (loopback)'}")
+    sys.stdout.flush()
+    config = uvicorn.Config(app, log_level=log_level, server_header=False,
+                            proxy_headers=False, timeout_graceful_shutdown=3)
+    uvicorn.Server(config).run(sockets=[sock])

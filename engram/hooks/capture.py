@@ -1,0 +1,158 @@
+"""PostToolUse: what a tool call teaches, saved without asking the agent.
+
+Two things are worth keeping: a build/test/lint/run command that just worked (a
+`verified_command`, so the next session runs the right thing first time) and Claude's
+own memory notes (memory/*.md, MEMORY.md), imported one memory per bullet or section.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from . import triage
+
+KIND_LABELS = {
+    "test": "Run the tests",
+    "lint": "Check the code (lint/types/format)",
+    "build": "Build/install",
+    "run": "Run",
+}
+MAX_FILE_ITEMS = 50
+MIN_ITEM_CHARS = 12
+MAX_MEMORY_FILE_BYTES = 200_000
+
+
+def verified_command(service: Any, payload: dict[str, Any], project: str | None) -> Any:
+    """Save a successful command once; None when it does not qualify."""
+    from ..redaction import contains_secret
+
+    tool_input = payload.get("tool_input") or {}
+    command = tool_input.get("command")
+    kind = triage.command_kind(command) if isinstance(command, str) else None
+    if tool_input.get("run_in_background"):
+        return None
+    if kind is None or not triage.bash_succeeded(payload.get("tool_response")):
+        return None
+    if contains_secret(command):
+        return None  # a command with a token in it is not a recipe to keep
+    normalized = triage.normalize_command(command)
+    meta: dict[str, Any] = {"command": normalized, "kind": kind}
+    description = tool_input.get("description")
+    if isinstance(description, str) and description.strip() and not contains_secret(description):
+        meta["description"] = description.strip()[:200]
+    if payload.get("session_id"):
+        meta["session_id"] = str(payload["session_id"])
+    return service.save(
+        f"{KIND_LABELS[kind]}: `{normalized}`",
+        type="verified_command", project=project, provenance="hook", tags=[kind], meta=meta,
+    )
+
+
+# --- memory Markdown files -----------------------------------------------------------------
+
+_FRONTMATTER_RE = re.compile(r"\A---\s*\n(.*?)\n---\s*(\n|\Z)", re.DOTALL)
+_BULLET_RE = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
+_HEADING_RE = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_FRONTMATTER_TYPES = {
+    "user": "preference", "feedback": "preference", "project": "project_fact",
+    "reference": "resource",
+}
+_TYPE_HINTS = [
+    ("todo", re.compile(r"^\s*(todo|fixme)\b|\bTODO\b", re.IGNORECASE)),
+    ("constraint", re.compile(r"\b(never|always|must( not)?|do not|don't|forbidden|required)\b",
+                              re.IGNORECASE)),
+    ("preference", re.compile(r"\b(prefers?|preferred|likes?|wants?|rather than)\b",
+                              re.IGNORECASE)),
+    ("decision", re.compile(r"\b(decided|decision|chose|chosen|going with|we use|switched to)\b",
+                            re.IGNORECASE)),
+]
+
+
+def guess_type(text: str, declared: str | None = None) -> str:
+    if declared in _FRONTMATTER_TYPES:
+        return _FRONTMATTER_TYPES[declared]
+    for memory_type, pattern in _TYPE_HINTS:
+        if pattern.search(text):
+            return memory_type
+    return "project_fact"
+
+
+def split_markdown(text: str) -> tuple[list[str], str | None]:
+    """(items, declared type): one item per bullet (with its heading), one per prose section."""
+    declared = None
+    match = _FRONTMATTER_RE.match(text)
+    if match:
+        for line in match.group(1).splitlines():
+            key, _, value = line.partition(":")
+            if key.strip().lower() == "type":
+                declared = value.strip().strip("'\"").lower() or None
+        text = text[match.end():]
+    items: list[str] = []
+    heading: str | None = None
+    prose: list[str] = []
+    bullet: list[str] | None = None
+
+    def flush_bullet() -> None:
+        nonlocal bullet
+        if bullet:
+            body = " ".join(" ".join(bullet).split())
+            items.append(f"{heading}: {body}" if heading and len(body) < 200 else body)
+        bullet = None
+
+    def flush_prose() -> None:
+        if prose:
+            body = " ".join(" ".join(prose).split())
+            items.append(f"{heading}: {body}" if heading else body)
+            prose.clear()
+
+    for raw in text.splitlines():
+        line = _LINK_RE.sub(r"\1", raw.rstrip())
+        if not line.strip():
+            flush_bullet()
+            continue
+        head = _HEADING_RE.match(line)
+        if head:
+            flush_bullet()
+            flush_prose()
+            heading = head.group(1).strip() or None
+            continue
+        item = _BULLET_RE.match(line)
+        if item and len(item.group(1)) < 2:
+            flush_bullet()
+            bullet = [item.group(2)]
+        elif bullet is not None:
+            bullet.append(line.strip())
+        else:
+            prose.append(line.strip())
+    flush_bullet()
+    flush_prose()
+    cleaned = [i.strip() for i in items if len(i.strip()) >= MIN_ITEM_CHARS]
+    return list(dict.fromkeys(cleaned))[:MAX_FILE_ITEMS], declared
+
+
+def memory_file(service: Any, payload: dict[str, Any], project: str | None) -> list[Any]:
+    """Import the memory file as it now is on disk (after the Write/Edit)."""
+    tool_input = payload.get("tool_input") or {}
+    path = tool_input.get("file_path")
+    if not triage.is_memory_file(path):
+        return []
+    if not os.path.isabs(path) and isinstance(payload.get("cwd"), str):
+        path = os.path.join(payload["cwd"], path)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(MAX_MEMORY_FILE_BYTES)
+    except OSError:
+        text = tool_input.get("content") if isinstance(tool_input.get("content"), str) else ""
+    items, declared = split_markdown(text or "")
+    if not items:
+        return []
+    records = [
+        {"content": item, "type": guess_type(item, declared), "project": project,
+         "provenance": "hook", "tags": ["claude-memory"],
+         "meta": {"source": os.path.basename(path)}}
+        for item in items
+    ]
+    return service.save_many(records)

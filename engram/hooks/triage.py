@@ -1,0 +1,212 @@
+"""Cheap decisions a hook makes before touching the store (stdlib only, no engram imports).
+
+Most hook calls need nothing from memory: "ok", `ls`, `cat`, a Read. Deciding that here
+keeps those calls at bare interpreter cost; only what survives triage reaches the worker
+or opens the store.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+TYPE_CHECKING = False  # not `from typing import …`: typing costs ms on every hook call
+if TYPE_CHECKING:
+    from typing import Any
+
+# Words of prompts that carry no topic: acknowledgements and continuations ("ok",
+# "yes please", "go ahead", "thanks!"). A prompt made only of these has nothing to recall.
+_TRIVIAL_WORDS = frozenset("""
+ok okay k kk yes y yeah yep yup no n nope sure thanks thank you thx ty cool nice great good
+perfect continue go on ahead proceed next done lgtm sgtm agreed right correct exactly fine do
+it please carry keep going again retry try sounds looks makes sense got understood wait stop
+hmm hm ack approved ship merci danke да ок спасибо продолжай
+""".split())  # noqa: SIM905 - a word list reads better as prose
+MIN_PROMPT_CHARS = 8
+
+
+def is_trivial_prompt(prompt: Any) -> bool:
+    """True for prompts with nothing to recall against ("ok", "continue", "yes please")."""
+    if not isinstance(prompt, str):
+        return True
+    text = " ".join(re.sub(r"[^\w\s/]", " ", prompt.lower()).split())
+    if len(text) < MIN_PROMPT_CHARS:
+        return True
+    words = text.split()
+    return len(words) <= 5 and all(w in _TRIVIAL_WORDS for w in words)
+
+
+# --- Bash commands -----------------------------------------------------------------------
+
+# Tools whose success is worth remembering: building, testing, linting, type-checking,
+# formatting checks, running the project. Matched on the first word(s) of each segment.
+_VERIFIABLE = [
+    r"(python\d*(\.\d+)?\s+-m\s+)?(pytest|unittest|tox|nox|mypy|pyright|ruff|black|isort|flake8|pylint|coverage|build|pip\s+install\s+-e)\b",
+    r"(uv|poetry|pdm|hatch|pipenv|rye)\s+(run|build|sync|install)\b",
+    r"(npm|pnpm|yarn|bun)\s+(test|t|run|build|ci|install|i|exec|lint|typecheck|start|dev)\b",
+    r"npx\s+\S+",
+    r"(node|deno|tsx|ts-node)\s+\S+",
+    r"(tsc|eslint|prettier|jest|vitest|mocha|playwright|biome|webpack|vite)\b",
+    r"cargo\s+(build|test|check|clippy|fmt|run|bench|nextest)\b",
+    r"go\s+(build|test|vet|run|generate|mod\s+tidy)\b",
+    r"(golangci-lint|staticcheck|gofmt)\b",
+    r"(make|gmake|cmake|ninja|bazel|bazelisk|buck2?|just|task|meson)\b",
+    r"(mvn|mvnw|\./mvnw|gradle|gradlew|\./gradlew|sbt|lein)\b",
+    r"(dotnet)\s+(build|test|run|format)\b",
+    r"(bundle\s+exec\s+)?(rspec|rake|rubocop|rails\s+test)\b",
+    r"(mix)\s+(test|compile|format|credo)\b",
+    r"(phpunit|composer\s+(test|install)|vendor/bin/\S+)\b",
+    r"(swift)\s+(build|test)\b",
+    r"(docker|podman)\s+(build|compose\s+(build|up))\b",
+    r"(docker-compose)\s+(build|up)\b",
+    r"(shellcheck|hadolint|actionlint|pre-commit|yamllint|markdownlint)\b",
+    r"(alembic\s+upgrade|manage\.py\s+(test|migrate|check)|python\d*\s+manage\.py\s+(test|migrate|check))\b",
+    r"(python\d*(\.\d+)?|\.venv/bin/python\d*)\s+\S+\.py\b",
+    r"\.venv/bin/\S+",
+    r"\./\S+\.(sh|py)\b",
+    r"(bash|sh)\s+\S+\.sh\b",
+]
+
+# Commands that destroy or overwrite: never remembered as "this works, run it again".
+_DESTRUCTIVE = [
+    r"\brm\s+(-\w*\s+)*-\w*[rf]",  # rm -rf, rm -r, rm -f …
+    r"\brm\s+--(recursive|force)\b",
+    r"\bgit\s+push\b.*(\s--force\b|\s-f\b|\s--force-with-lease\b|\s\+\S)",
+    r"\bgit\s+reset\s+--hard\b",
+    r"\bgit\s+clean\s+-\w*[fdx]",
+    r"\bgit\s+(checkout|restore)\s+(--\s+)?\.(\s|$)",
+    r"\bgit\s+branch\s+-D\b",
+    r"\bgit\s+filter-(branch|repo)\b",
+    r"\bterraform\s+(destroy|apply\s+.*-destroy)\b",
+    r"\bterraform\s+apply\b.*-auto-approve",
+    r"\bpulumi\s+(destroy|down)\b",
+    r"\b(drop|truncate)\s+(table|database|schema|index)\b",
+    r"\bdelete\s+from\b",
+    r"\bkubectl\s+(delete|drain|replace\s+--force)\b",
+    r"\bhelm\s+(uninstall|delete)\b",
+    r"\bdocker\s+(system|volume|image|container)\s+prune\b",
+    r"\bdocker\s+(rm|rmi)\b",
+    r"\b(mkfs|fdisk|parted|wipefs)\b",
+    r"\bdd\s+.*\bof=",
+    r"\bshred\b",
+    r"\bchmod\s+(-R\s+)?0?777\b",
+    r"\bchown\s+-R\b",
+    r">\s*/dev/sd",
+    r"\b(shutdown|reboot|halt|poweroff)\b",
+    r"\bkill\s+-9\b|\bkillall\b|\bpkill\b",
+    r"\bnpm\s+(unpublish|publish)\b|\btwine\s+upload\b|\bcargo\s+publish\b",
+    r"\bgh\s+(repo|release)\s+delete\b",
+    r"\baws\s+s3\s+(rm|rb)\b|\bgsutil\s+(-m\s+)?rm\b",
+    r"\bredis-cli\b.*\bflush(all|db)\b",
+    r"--no-verify\b",
+    r":\(\)\s*\{",  # fork bomb
+    r"\bsudo\b",
+    r"\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z)?sh\b",
+]
+
+# Output that says a command failed even though the tool reported no error.
+_FAILURE = (
+    r"(^|\n)\s*(FAILED|FAIL\b|ERROR\b|Error:|error(\[E\d+\])?:|Traceback \(most recent call last\)"
+    r"|npm ERR!|make(\[\d+\])?: \*\*\*|command not found|No such file or directory"
+    r"|\d+ (failed|errors?)\b|BUILD FAILED|Exit code [1-9])"
+)
+_SEGMENT_SPLIT = r"\s*(?:&&|\|\||;|\|)\s*"
+_ENV_ASSIGN = r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+"
+MAX_COMMAND_CHARS = 300
+
+
+@functools.cache
+def _patterns() -> dict[str, re.Pattern[str]]:
+    """Compiled on first use: the prompt hook never needs them, and compiling costs ms."""
+    return {
+        "verifiable": re.compile(r"^(?:" + "|".join(_VERIFIABLE) + r")", re.IGNORECASE),
+        "destructive": re.compile("|".join(_DESTRUCTIVE), re.IGNORECASE),
+        "failure": re.compile(_FAILURE),
+        "split": re.compile(_SEGMENT_SPLIT),
+        "env": re.compile(_ENV_ASSIGN),
+    }
+
+
+def is_destructive(command: str) -> bool:
+    return bool(_patterns()["destructive"].search(command))
+
+
+def command_kind(command: str) -> str | None:
+    """"test", "lint", "build" or "run" for a command worth verifying; None otherwise."""
+    if not isinstance(command, str):
+        return None
+    command = command.strip()
+    if not command or len(command) > MAX_COMMAND_CHARS or "\n" in command:
+        return None
+    if "<<" in command or is_destructive(command):
+        return None
+    patterns = _patterns()
+    segments = [s for s in patterns["split"].split(command) if s]
+    kinds = []
+    for segment in segments:
+        segment = patterns["env"].sub("", segment)
+        segment = re.sub(r"^(cd\s+\S+|source\s+\S+|\.\s+\S+|time|timeout\s+\d+\w?)\s*", "", segment)
+        if patterns["verifiable"].match(segment):
+            kinds.append(_classify(segment))
+    if not kinds:
+        return None
+    for kind in ("test", "lint", "build"):
+        if kind in kinds:
+            return kind
+    return kinds[0]
+
+
+def _classify(segment: str) -> str:
+    low = segment.lower()
+    if re.search(r"\b(test|pytest|jest|vitest|mocha|rspec|phpunit|nextest|unittest|tox|nox)\b",
+                 low):
+        return "test"
+    if re.search(r"\b(lint|ruff|mypy|pyright|eslint|clippy|vet|flake8|pylint|black|isort|prettier"
+                 r"|tsc|typecheck|fmt|format|shellcheck|rubocop|credo|staticcheck|check)\b", low):
+        return "lint"
+    if re.search(r"\b(build|compile|make|cmake|ninja|bazel|install|sync|ci|gradle|mvn)\b", low):
+        return "build"
+    return "run"
+
+
+def bash_succeeded(tool_response: Any) -> bool:
+    """Claude Code's Bash result is {stdout, stderr, interrupted, isImage, …}: no exit code.
+
+    A non-zero exit usually arrives as PostToolUseFailure (or an error string), so a dict
+    here means success unless it was interrupted, carries an explicit non-zero code, or its
+    output reads like a failure (a test runner that printed "2 failed" but exited 0 via
+    `|| true`).
+    """
+    if not isinstance(tool_response, dict):
+        return False
+    if tool_response.get("interrupted") or tool_response.get("is_error"):
+        return False
+    for key in ("exit_code", "exitCode", "returncode", "return_code", "code"):
+        code = tool_response.get(key)
+        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+            return False
+    tail = "\n".join(
+        str(tool_response.get(key) or "")[-4000:] for key in ("stdout", "stderr", "output")
+    )
+    return not _patterns()["failure"].search(tail)
+
+
+def normalize_command(command: str) -> str:
+    """One spelling per command, so `pytest  -q` and `pytest -q` are remembered once."""
+    import shlex
+
+    try:
+        return shlex.join(shlex.split(command))
+    except ValueError:
+        return " ".join(command.split())
+
+
+# --- memory files ------------------------------------------------------------------------
+
+
+def is_memory_file(path: Any) -> bool:
+    """Claude's own memory notes: MEMORY.md anywhere, or Markdown under a `memory/` folder."""
+    if not isinstance(path, str) or not path.lower().endswith(".md"):
+        return False
+    parts = path.replace("\\", "/").split("/")
+    return parts[-1].upper() == "MEMORY.MD" or (len(parts) >= 2 and parts[-2].lower() == "memory")

@@ -1,0 +1,106 @@
+"""Automatic upkeep: GC and consolidation after every N saves or once a day.
+
+Never on the critical path: a save only checks whether upkeep is due (two indexed
+reads) and hands the work to a background thread (long-lived processes) or a detached
+`engram gc --upkeep` process (short-lived ones: the CLI, hooks). A row in `upkeep_runs`
+is both the record of a run and a lease, so concurrent processes never run it twice.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..model import from_iso, utcnow
+from . import audit, consolidation, gc, storage
+
+if TYPE_CHECKING:
+    from ..service import Engram
+
+LEASE = timedelta(minutes=30)
+
+
+def resolve_mode(service: Engram) -> str:
+    """explicit (service.upkeep_mode) > ENGRAM_UPKEEP / config > auto.
+
+    auto: off when the service runs on an injected clock (a simulation or a test: work
+    in the background would make it nondeterministic, and another process would not
+    share its clock), a thread in long-lived processes, else a detached process.
+    """
+    mode = service.upkeep_mode or service.lifecycle_settings.upkeep_mode
+    if mode != "auto":
+        return mode
+    if service.clock is not utcnow:
+        return "off"
+    if service.long_lived or service.path == ":memory:":
+        return "thread"
+    return "subprocess"
+
+
+def due(service: Engram) -> str | None:
+    """The trigger ("saves" or "daily") if upkeep should run now, else None."""
+    settings = service.lifecycle_settings
+    store = service.store
+    now = service.clock()
+    last = storage.last_run(store)
+    if last is None:
+        # The first save this store sees starts the counters.
+        run_id = storage.claim_run(store, "baseline", now, now - LEASE)
+        if run_id is not None:
+            storage.finish_run(store, run_id, now, {"baseline": True})
+        return None
+    if settings.upkeep_every and storage.written_since(store, last["seq"]) >= settings.upkeep_every:
+        return "saves"
+    finished = from_iso(last["finished_at"])
+    if finished is not None and now - finished >= timedelta(hours=settings.upkeep_interval_hours):
+        return "daily"
+    return None
+
+
+def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
+    """GC, then consolidation, then recall-log pruning; recorded in upkeep_runs."""
+    store = service.store
+    settings = service.lifecycle_settings
+    now = service.clock()
+    run_id = storage.claim_run(store, trigger, now, now - LEASE)
+    if run_id is None:
+        return {"skipped": "another upkeep run is in progress"}
+    try:
+        collected = gc.plan(service, settings, dry_run=False)
+        gc.apply(service, collected)
+        merged = consolidation.plan(service, settings, dry_run=False)
+        consolidation.apply(service, merged)
+        pruned = audit.prune(service)
+        report = {
+            "trigger": trigger, "pid": os.getpid(), "thread": threading.current_thread().name,
+            "gc": collected.summary(), "consolidate": merged.summary(),
+            "recalls_pruned": pruned,
+        }
+    except Exception as exc:
+        # Recorded as a finished run, so a failing upkeep waits for the next trigger
+        # instead of being retried (and failing) after every single save.
+        storage.finish_run(store, run_id, service.clock(),
+                           {"trigger": trigger, "error": f"{type(exc).__name__}: {exc}"})
+        raise
+    except BaseException:
+        storage.drop_run(store, run_id)
+        raise
+    storage.finish_run(store, run_id, service.clock(), report)
+    return report
+
+
+def spawn(service: Engram, trigger: str) -> subprocess.Popen[bytes] | None:
+    """A detached `engram gc --upkeep` on the same store; outlives a short-lived parent."""
+    env = {**os.environ, "ENGRAM_UPKEEP": "off", "ENGRAM_EMBEDDER": "none"}
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "engram", "--db", service.path, "gc", "--upkeep", trigger],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=env, start_new_session=True, close_fds=True,
+        )
+    except OSError:
+        return None

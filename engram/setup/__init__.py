@@ -1,0 +1,106 @@
+"""`engram setup`: register Engram with the coding agents found on this machine.
+
+`plan()` computes every change (nothing written), `execute()` applies a plan. Both the
+CLI and `engram doctor` use them; the per-agent rules live in targets.py and the
+careful file handling (diffs, backups, exact uninstall) in files.py.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .files import FileChange, SetupError, apply, load_state, restore_or
+from .targets import PLANNERS, Context, Plan, detect, engram_command
+
+__all__ = ["SetupError", "SetupResult", "plan", "execute", "engram_command", "Context"]
+AGENTS = tuple(PLANNERS)
+
+
+@dataclass
+class SetupResult:
+    plans: list[Plan]
+    dry_run: bool
+    uninstall: bool
+    backups: list[str] = field(default_factory=list)
+    ran: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def changes(self) -> list[FileChange]:
+        return [c for p in self.plans for c in p.changes if c.changed]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "uninstall": self.uninstall,
+            "agents": [p.agent for p in self.plans],
+            "files": [
+                {"path": str(c.path), "agent": p.agent, "what": c.what, "changed": c.changed,
+                 **({"diff": c.diff()} if c.changed and self.dry_run else {})}
+                for p in self.plans for c in p.changes
+            ],
+            "commands": [{"argv": cmd, "agent": p.agent} for p in self.plans for cmd in p.commands],
+            "ran": self.ran,
+            "backups": self.backups,
+            "notes": [n for p in self.plans for n in p.notes],
+        }
+
+
+def _run(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str] | None:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=cwd)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def plan(
+    *,
+    scope: str = "user",
+    agents: list[str] | None = None,
+    project_dir: Path | None = None,
+    uninstall: bool = False,
+    home: Path | None = None,
+    command: str | None = None,
+) -> list[Plan]:
+    from ..context import INSTRUCTIONS
+
+    if scope not in ("user", "project"):
+        raise SetupError(f"unknown scope {scope!r}; use user or project")
+    ctx = Context(
+        scope=scope,
+        project_dir=(project_dir or Path.cwd()).absolute(),
+        home=home or Path.home(),
+        command=command or engram_command(),
+        instructions=INSTRUCTIONS,
+        uninstall=uninstall,
+    )
+    chosen = agents or detect(ctx)
+    unknown = [a for a in chosen if a not in PLANNERS]
+    if unknown:
+        raise SetupError(f"unknown agent {unknown[0]!r}; choose from {', '.join(AGENTS)}")
+    plans = [PLANNERS[name](ctx, _run) for name in dict.fromkeys(chosen)]
+    if uninstall:
+        state = load_state()
+        for p in plans:
+            p.changes = [restore_or(c, state) for c in p.changes]
+    return plans
+
+
+def execute(plans: list[Plan], *, dry_run: bool, uninstall: bool) -> SetupResult:
+    result = SetupResult(plans, dry_run, uninstall)
+    if dry_run:
+        return result
+    state = load_state()
+    result.backups = apply(result.changes, state, installing=not uninstall)
+    for p in plans:
+        for argv in p.commands:
+            proc = _run(argv, p.cwd)
+            ok = proc is not None and proc.returncode == 0
+            result.ran.append({"argv": argv, "ok": ok,
+                               "output": (proc.stdout + proc.stderr).strip() if proc else ""})
+            if not ok:
+                raise SetupError(f"`{' '.join(argv)}` failed: "
+                                 + ((proc.stderr or proc.stdout).strip() if proc else "not run"))
+    return result

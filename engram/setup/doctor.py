@@ -1,0 +1,213 @@
+"""`engram doctor`: is everything in place, and does it answer? Each check says how to fix it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .files import load_json, read_bytes
+from .targets import (
+    HOOK_EVENTS,
+    SERVER_NAME,
+    Context,
+    claude_mcp_path,
+    claude_settings_path,
+    codex_config_path,
+    cursor_mcp_path,
+    engram_command,
+    hooks_in,
+)
+
+
+@dataclass
+class Check:
+    name: str
+    status: str  # "ok", "warn", "fail"
+    detail: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix}
+
+
+def _store(db: str | None) -> Check:
+    import engram
+
+    try:
+        with engram.open(db, embedder="none") as service:
+            stats = service.stats()
+        count = (stats.get("by_status") or {}).get("active", 0)
+        return Check("store", "ok", f"{service.path} opens ({count} active memories)")
+    except Exception as exc:  # noqa: BLE001 - any failure is the finding
+        return Check("store", "fail", f"cannot open the store: {exc}",
+                     "check $ENGRAM_HOME / $ENGRAM_DB point to a writable folder")
+
+
+def _embedder() -> Check:
+    from ..embedders import get_embedder
+
+    try:
+        embedder = get_embedder(None)
+        if embedder is None:
+            return Check("embedder", "warn", "embedder is 'none': keyword search only",
+                         "set ENGRAM_EMBEDDER=bundled (or `embedder = \"bundled\"` in config.toml)")
+        vector = embedder.embed_query("engram doctor")
+        return Check("embedder", "ok", f"{embedder.name} loads ({len(vector)} dimensions)")
+    except Exception as exc:  # noqa: BLE001
+        return Check("embedder", "fail", f"the embedder does not load: {exc}",
+                     "reinstall engram (`pip install --force-reinstall engram`) or set "
+                     "ENGRAM_EMBEDDER=none")
+
+
+def _executable(command: str) -> bool:
+    first = shlex.split(command)[0] if command.strip() else ""
+    return bool(first) and os.path.isfile(first) and os.access(first, os.X_OK)
+
+
+def _hooks(ctx: Context) -> list[Check]:
+    checks = []
+    registered: dict[str, str] = {}
+    where = []
+    for scope in ("user", "project"):
+        path = claude_settings_path(Context(scope, ctx.project_dir, ctx.home, ctx.command, ""))
+        try:
+            found = hooks_in(load_json(path, read_bytes(path)))
+        except Exception:  # noqa: BLE001
+            found = {}
+        if found:
+            where.append(str(path))
+        registered.update(found)
+    missing = [event for event, _, _ in HOOK_EVENTS if event not in registered]
+    if not registered:
+        checks.append(Check("claude hooks", "fail", "no Engram hooks in Claude Code settings",
+                            "run `engram setup` (or `engram setup --scope project`)"))
+        return checks
+    broken = sorted({c for c in registered.values() if not _executable(c)})
+    if broken:
+        checks.append(Check("claude hooks", "fail", f"hook command not executable: {broken[0]}",
+                            "re-run `engram setup` from the environment engram is installed in"))
+    elif missing:
+        checks.append(Check("claude hooks", "warn", f"missing hooks: {', '.join(missing)}",
+                            "re-run `engram setup`"))
+    else:
+        checks.append(Check("claude hooks", "ok", f"{len(registered)} hooks in {', '.join(where)}"))
+    checks.append(_hook_answers(next(iter(registered.values())).rsplit(" hook ", 1)[0], ctx))
+    return checks
+
+
+def _hook_answers(prefix: str, ctx: Context) -> Check:
+    """Run SessionStart exactly as Claude Code would, with a throwaway session id."""
+    payload = {
+        "session_id": "engram-doctor", "hook_event_name": "SessionStart", "source": "startup",
+        "cwd": str(ctx.project_dir),
+        "transcript_path": os.path.join(tempfile.gettempdir(), "engram-doctor.jsonl"),
+    }
+    try:
+        proc = subprocess.run(
+            [*shlex.split(prefix), "hook", "SessionStart"], input=json.dumps(payload),
+            capture_output=True, text=True, timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check("hook answers", "fail", f"`{prefix} hook SessionStart` did not run: {exc}",
+                     "re-run `engram setup`")
+    if proc.returncode != 0:
+        return Check("hook answers", "fail", f"exit code {proc.returncode}: {proc.stderr[-300:]}",
+                     "see $ENGRAM_HOME/logs/hooks.log")
+    if proc.stdout.strip():
+        try:
+            output = json.loads(proc.stdout)
+            assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        except (ValueError, KeyError, TypeError, AssertionError):
+            return Check("hook answers", "fail", "SessionStart printed something that is not "
+                         "Claude Code's hook JSON", "see $ENGRAM_HOME/logs/hooks.log")
+        return Check("hook answers", "ok", "SessionStart injects a context pack")
+    return Check("hook answers", "ok", "SessionStart answers (nothing to inject yet)")
+
+
+def _mcp(ctx: Context) -> list[Check]:
+    checks = []
+    registered: list[tuple[str, str]] = []
+    for label, path, key in (
+        ("claude (user)", ctx.home / ".claude.json", "mcpServers"),
+        ("claude (project)", claude_mcp_path(Context("project", ctx.project_dir, ctx.home, "", "")),
+         "mcpServers"),
+        ("cursor (user)", cursor_mcp_path(Context("user", ctx.project_dir, ctx.home, "", "")),
+         "mcpServers"),
+        ("cursor (project)", cursor_mcp_path(Context("project", ctx.project_dir, ctx.home, "", "")),
+         "mcpServers"),
+    ):
+        try:
+            server = load_json(path, read_bytes(path)).get(key, {}).get(SERVER_NAME)
+        except Exception:  # noqa: BLE001
+            server = None
+        if isinstance(server, dict) and isinstance(server.get("command"), str):
+            registered.append((label, server["command"]))
+    codex = codex_config_path(ctx)
+    try:
+        import tomllib
+
+        server = tomllib.loads((read_bytes(codex) or b"").decode()).get("mcp_servers", {}).get(
+            SERVER_NAME)
+        if isinstance(server, dict) and isinstance(server.get("command"), str):
+            registered.append(("codex", server["command"]))
+    except Exception:  # noqa: BLE001
+        pass
+    claude = shutil.which("claude")
+    if claude:
+        try:
+            got = subprocess.run([claude, "mcp", "get", SERVER_NAME], capture_output=True,
+                                 text=True, timeout=30, cwd=ctx.project_dir)
+            if got.returncode == 0:
+                registered.append(("claude (claude mcp)", ctx.command if ctx.command in got.stdout
+                                   else "(another command: re-run `engram setup`)"))
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    if not registered:
+        checks.append(Check("mcp", "warn", "no Engram MCP server registered with Claude Code, "
+                            "Codex or Cursor", "run `engram setup`"))
+    for label, command in registered:
+        ok = os.path.isfile(command) and os.access(command, os.X_OK)
+        checks.append(Check(f"mcp {label}", "ok" if ok else "fail",
+                            f"{command} mcp" + ("" if ok else " (not executable)"),
+                            None if ok else "re-run `engram setup`"))
+    try:
+        proc = subprocess.run([ctx.command, "mcp", "--help"], capture_output=True, text=True,
+                              timeout=30)
+        ok = proc.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    checks.append(Check("mcp command", "ok" if ok else "fail",
+                        f"`{ctx.command} mcp` " + ("exists" if ok else "does not run"),
+                        None if ok else "reinstall engram with its MCP support"))
+    return checks
+
+
+def _worker() -> Check:
+    from .. import worker
+
+    status = worker.ping()
+    if status:
+        return Check("worker", "ok", f"warm worker pid {status['pid']} ({status['served']} "
+                     f"hook calls served)")
+    return Check("worker", "ok", "no warm worker running (hooks start one on demand)")
+
+
+def run_checks(db: str | None = None, project_dir: Path | None = None,
+               home: Path | None = None) -> list[Check]:
+    try:
+        command = engram_command()
+    except Exception as exc:  # noqa: BLE001
+        return [Check("engram command", "fail", str(exc), "reinstall engram")]
+    ctx = Context("user", (project_dir or Path.cwd()).absolute(), home or Path.home(), command, "")
+    checks = [Check("engram command", "ok", command), _store(db), _embedder()]
+    checks += _hooks(ctx)
+    checks += _mcp(ctx)
+    checks.append(_worker())
+    return checks

@@ -1,0 +1,92 @@
+"""The store protocol: the few operations the service needs from a backend.
+
+Kept small on purpose (in the spirit of httpx's transports) so that SQLite, the
+embedded default, and PostgreSQL can both implement it and share one test suite.
+The service owns every rule (redaction, dedup, versioning, ranking); a store only
+persists rows, finds keyword and vector candidates, and filters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..model import Memory
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which memories a search or listing may return.
+
+    `project` matches that project and global memories (project = null) unless
+    `include_global` is false; `statuses` defaults to active only.
+    """
+
+    project: str | None = None
+    include_global: bool = True
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    statuses: tuple[str, ...] = ("active",)
+    provenances: tuple[str, ...] = ()
+    pinned: bool | None = None
+    ids: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    memory_id: str
+    score: float
+
+
+class Store(Protocol):
+    path: str
+
+    def close(self) -> None: ...
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    # metadata of the store itself (schema version, embedder that made the vectors)
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str | None) -> None: ...
+
+    # rows
+    def insert(self, memory: Memory, terms: str, vector: np.ndarray | None) -> None: ...
+    def update(
+        self, memory: Memory, terms: str | None = None, vector: np.ndarray | None = None
+    ) -> None: ...
+    def delete(self, memory_id: str) -> None: ...
+    def get(self, memory_id: str) -> Memory | None: ...
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]: ...
+    def resolve_prefix(self, prefix: str, limit: int = 2) -> list[str]: ...
+    def find_by_norm(self, norm: str, project: str | None) -> Memory | None: ...
+    def list(
+        self, filters: Filters, limit: int = 50, offset: int = 0, order: str = "newest"
+    ) -> list[Memory]: ...
+    def count(self, filters: Filters) -> int: ...
+    def touch(self, memory_ids: Sequence[str], when: datetime) -> None: ...
+    def iter_all(self, batch: int = 500) -> Iterator[Memory]: ...
+
+    # retrieval
+    def keyword_search(
+        self, groups: list[tuple[str, ...]], mode: str, filters: Filters, limit: int
+    ) -> list[Candidate]: ...
+    def vector_search(
+        self, query: np.ndarray, filters: Filters, limit: int
+    ) -> list[Candidate]: ...
+    def nearest_in_project(
+        self, queries: np.ndarray, projects: Sequence[str | None], min_score: float, limit: int
+    ) -> list[list[Candidate]]: ...
+    def has_vectors(self) -> bool: ...
+    def clear_vectors(self) -> None: ...
+    def set_vector(self, memory_id: str, vector: np.ndarray) -> None: ...
+    def ids_without_vectors(self, limit: int) -> list[str]: ...
+
+    def stats(self) -> dict[str, Any]: ...

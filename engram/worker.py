@@ -1,0 +1,188 @@
+"""The warm worker: one background process per store that keeps the service open and the
+embedding model loaded, so Claude Code hooks answer in a local round trip.
+
+Hooks start it on demand (engram/hooks/client.py `spawn_worker`) and fall back to
+in-process keyword search while it warms up. It listens on a Unix socket under
+$ENGRAM_HOME (owner-only), serves newline-terminated JSON requests, runs one request at
+a time through the same handlers a hook would run itself, and exits after an idle
+period or when its store disappears. `python -m engram.worker` runs it in the foreground.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_IDLE_SECONDS = 900.0
+MAX_REQUEST_BYTES = 12_000_000
+WATCH_INTERVAL = 2.0
+
+
+def idle_seconds(config: dict[str, Any]) -> float:
+    raw = os.environ.get("ENGRAM_WORKER_IDLE")
+    hooks = config.get("hooks") if isinstance(config.get("hooks"), dict) else {}
+    value = raw if raw is not None else hooks.get("worker_idle", DEFAULT_IDLE_SECONDS)
+    try:
+        return max(1.0, float(value))
+    except (TypeError, ValueError):
+        return DEFAULT_IDLE_SECONDS
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: WorkerServer
+
+    def handle(self) -> None:
+        self.server.touch()
+        after: list[Any] = []
+        try:
+            line = self.rfile.readline(MAX_REQUEST_BYTES)
+            request = json.loads(line)
+            response = self.server.answer(request, after)
+        except Exception as exc:  # noqa: BLE001 - one bad request never kills the worker
+            response = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            print(f"{time.strftime('%H:%M:%S')} error: {response['error']}", file=sys.stderr,
+                  flush=True)
+        with contextlib.suppress(OSError):  # the hook gave up waiting; the work is done
+            self.wfile.write(json.dumps(response, ensure_ascii=False, default=str).encode())
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+        self.server.finish_later(after)
+        self.server.touch()
+
+
+class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def __init__(self, path: Path, service: Any, idle: float) -> None:
+        self.path = path
+        self.service = service
+        self.idle = idle
+        self.served = 0
+        self.started = time.time()
+        self.last_activity = time.monotonic()
+        self._work = threading.Lock()  # one request at a time through the service
+        if path.exists() or path.is_symlink():
+            path.unlink()
+        old = os.umask(0o177)
+        try:
+            super().__init__(str(path), _Handler)
+        finally:
+            os.umask(old)
+
+    def touch(self) -> None:
+        self.last_activity = time.monotonic()
+
+    def finish_later(self, jobs: list[Any]) -> None:
+        """Bookkeeping after the reply went out (access stats), still one at a time."""
+        if not jobs:
+            return
+        with self._work:
+            for job in jobs:
+                try:
+                    job()
+                except Exception as exc:  # noqa: BLE001
+                    print(f"{time.strftime('%H:%M:%S')} after-reply job failed: {exc}",
+                          file=sys.stderr, flush=True)
+
+    def answer(self, request: dict[str, Any], after: list[Any]) -> dict[str, Any]:
+        op = request.get("op", "hook")
+        if op == "ping":
+            return {"ok": True, "pid": os.getpid(), "served": self.served,
+                    "db": self.service.path, "uptime": round(time.time() - self.started, 1),
+                    "embedder": self.service.stats().get("embedder_loaded")}
+        if op == "stop":
+            threading.Thread(target=self.shutdown, daemon=True).start()
+            return {"ok": True, "stopping": True}
+        if op != "hook":
+            raise ValueError(f"unknown op {op!r}")
+        from .hooks.handlers import handle
+
+        with self._work:
+            output = handle(self.service, request, after)
+            self.served += 1
+        return {"ok": True, "output": output}
+
+    def watch(self) -> None:
+        """Leave when idle, or when the store this worker serves is gone."""
+        while True:
+            time.sleep(WATCH_INTERVAL)
+            idle = time.monotonic() - self.last_activity > self.idle
+            if idle or not os.path.exists(self.service.path) or not self.path.exists():
+                self.shutdown()
+                return
+
+
+def _warm(service: Any) -> None:
+    """Pay the model load and first query now, not on the first prompt."""
+    embedder = service.embedder
+    if embedder is not None:
+        embedder.embed_query("warm up the model")
+    service.search("warm up", k=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .config import load_config
+    from .hooks import client
+
+    config = load_config()
+    path = client.socket_path(config)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    lock = open(f"{path}.lock", "w")  # noqa: SIM115 - held for the process lifetime
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another worker serves this store already
+    import engram
+
+    service = engram.open()
+    _warm(service)
+    server = WorkerServer(path, service, idle_seconds(config))
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
+    threading.Thread(target=server.watch, daemon=True).start()
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} engram worker {os.getpid()} serving "
+          f"{service.path} on {path}", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever(poll_interval=0.5)
+    finally:
+        server.server_close()
+        try:
+            if path.exists():
+                path.unlink()
+        except OSError:
+            pass
+        service.close()
+        lock.close()
+    return 0
+
+
+def ping(timeout: float = 1.0) -> dict[str, Any] | None:
+    """The running worker's status, or None (used by `engram doctor`)."""
+    from .hooks import client
+
+    try:
+        return client.call({"op": "ping"}, timeout)
+    except (OSError, client.WorkerError, ValueError):
+        return None
+
+
+def stop(timeout: float = 2.0) -> bool:
+    from .hooks import client
+
+    try:
+        return client.call({"op": "stop"}, timeout) is not None
+    except (OSError, client.WorkerError, ValueError):
+        return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())

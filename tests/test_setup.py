@@ -1,0 +1,285 @@
+"""`engram setup` / `doctor` / `prompt` against a temporary HOME full of other tools' config."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+ENGRAM = str(Path(sys.executable).with_name("engram"))
+
+SETTINGS = """{
+    "permissions": {
+        "allow": ["Bash(npm run lint)", "Read(~/.zshrc)"],
+        "deny": ["Read(./.env)"]
+    },
+    "env": {"FOO": "bar"},
+    "model": "opus",
+    "hooks": {
+        "PostToolUse": [
+            {"matcher": "Write|Edit",
+             "hooks": [{"type": "command", "command": "prettier --write", "timeout": 30}]}
+        ],
+        "Notification": [
+            {"hooks": [{"type": "command", "command": "notify-send 'Claude needs you'"}]}
+        ]
+    }
+}
+"""
+CLAUDE_JSON = (
+    '{"numStartups": 42, "theme": "dark", "mcpServers": {"github": {"type": "stdio", '
+    '"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {}}}, '
+    '"projects": {"/home/dev/shop": {"allowedTools": []}}}'
+)
+CODEX_TOML = """# Codex settings, hand-written
+model = "o4-mini"  # the fast one
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+# documentation server
+command = "npx"
+args = ["-y", "docs-mcp"]
+
+[profiles.deep]
+model = "o3"
+"""
+CLAUDE_MD = "# My rules\n\n- Answer in English.\n- Prefer small commits.\n"
+CURSOR_MCP = '{\n  "mcpServers": {\n    "linear": {"url": "https://mcp.linear.app/sse"}\n  }\n}\n'
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "userhome"
+    files = {
+        ".claude/settings.json": SETTINGS,
+        ".claude.json": CLAUDE_JSON,
+        ".codex/config.toml": CODEX_TOML,
+        ".claude/CLAUDE.md": CLAUDE_MD,
+        ".cursor/mcp.json": CURSOR_MCP,
+    }
+    for name, text in files.items():
+        path = home / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return home
+
+
+@pytest.fixture
+def env(cli_env: dict[str, str], home: Path) -> dict[str, str]:
+    env = dict(cli_env)
+    env["HOME"] = str(home)
+    env["PATH"] = f"{Path(sys.executable).parent}:/usr/bin:/bin"  # no `claude` binary
+    env["ENGRAM_HOOK_WORKER"] = "off"
+    return env
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def setup(env: dict[str, str], *args: str) -> dict:
+    proc = run_cli(env, "setup", *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_setup_merges_into_existing_config_and_keeps_everything(env, home):
+    result = setup(env)
+    assert set(result["agents"]) == {"claude", "codex", "cursor"}
+
+    settings = json.loads((home / ".claude/settings.json").read_text())
+    assert settings["permissions"]["allow"] == ["Bash(npm run lint)", "Read(~/.zshrc)"]
+    assert settings["env"] == {"FOO": "bar"} and settings["model"] == "opus"
+    assert settings["hooks"]["Notification"][0]["hooks"][0]["command"].startswith("notify-send")
+    post = settings["hooks"]["PostToolUse"]
+    assert post[0]["hooks"][0]["command"] == "prettier --write"
+    ours = post[1]
+    assert ours["matcher"] == "Bash|Write|Edit|MultiEdit"
+    assert ours["hooks"] == [{"type": "command", "command": f"{ENGRAM} hook PostToolUse",
+                              "timeout": 15}]
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"):
+        [group] = settings["hooks"][event]
+        [entry] = group["hooks"]
+        assert entry["command"] == f"{ENGRAM} hook {event}" and entry["timeout"] > 0
+        assert os.path.isabs(entry["command"].split()[0])
+    assert (home / ".claude/settings.json").read_text().startswith('{\n    "permissions"')
+
+    claude = json.loads((home / ".claude.json").read_text())
+    assert claude["numStartups"] == 42 and claude["projects"]
+    assert claude["mcpServers"]["github"]["command"] == "npx"
+    assert claude["mcpServers"]["engram"] == {"type": "stdio", "command": ENGRAM,
+                                              "args": ["mcp"], "env": {}}
+
+    codex_text = (home / ".codex/config.toml").read_text()
+    assert "# Codex settings, hand-written" in codex_text and "# the fast one" in codex_text
+    codex = tomllib.loads(codex_text)
+    assert codex["model"] == "o4-mini" and codex["profiles"]["deep"]["model"] == "o3"
+    assert codex["mcp_servers"]["docs"]["args"] == ["-y", "docs-mcp"]
+    assert codex["mcp_servers"]["engram"] == {"command": ENGRAM, "args": ["mcp"]}
+
+    cursor = json.loads((home / ".cursor/mcp.json").read_text())
+    assert cursor["mcpServers"]["linear"] and cursor["mcpServers"]["engram"]["command"] == ENGRAM
+
+    claude_md = (home / ".claude/CLAUDE.md").read_text()
+    assert claude_md.startswith(CLAUDE_MD)
+    assert "<!-- engram:begin -->" in claude_md and "<!-- engram:end -->" in claude_md
+    assert "Current code beats old memory" in claude_md
+    assert "Current code beats old memory" in (home / ".codex/AGENTS.md").read_text()
+
+
+def test_every_changed_file_is_backed_up_first(env, home):
+    originals = snapshot(home)
+    result = setup(env)
+    backups = [Path(p) for p in result["backups"]]
+    assert len(backups) == 5  # the five files that existed; AGENTS.md is new
+    assert sorted(b.read_bytes() for b in backups) == sorted(originals.values())
+
+
+def test_second_run_changes_nothing(env, home):
+    setup(env)
+    after_first = snapshot(home)
+    second = setup(env)
+    assert not any(f["changed"] for f in second["files"]) and second["backups"] == []
+    assert snapshot(home) == after_first
+    human = run_cli(env, "setup")
+    assert "nothing to do" in human.stdout
+
+
+def test_dry_run_prints_a_diff_and_writes_nothing(env, home, tmp_path):
+    before = snapshot(home)
+    proc = run_cli(env, "setup", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert f"+++ {home}/.claude/settings.json" in proc.stdout
+    added = [line for line in proc.stdout.splitlines() if line.startswith("+")]
+    assert any(f'"command": "{ENGRAM} hook UserPromptSubmit"' in line for line in added)
+    assert "+[mcp_servers.engram]" in proc.stdout
+    assert snapshot(home) == before
+    assert not (Path(env["ENGRAM_HOME"]) / "backups").exists()
+
+
+def test_uninstall_restores_every_file_byte_for_byte(env, home):
+    before = snapshot(home)
+    setup(env)
+    setup(env)
+    setup(env, "--uninstall")
+    assert snapshot(home) == before
+    assert not any(f["changed"] for f in setup(env, "--uninstall")["files"])
+
+
+def test_uninstall_after_user_edits_removes_only_our_entries(env, home):
+    setup(env)
+    path = home / ".claude/settings.json"
+    settings = json.loads(path.read_text())
+    settings["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "say done"}]})
+    settings["statusLine"] = {"type": "command", "command": "starship"}
+    path.write_text(json.dumps(settings, indent=4) + "\n")
+    setup(env, "--uninstall")
+    left = json.loads(path.read_text())
+    assert "engram hook" not in path.read_text()
+    assert left["statusLine"]["command"] == "starship"
+    assert left["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "say done"}]}]
+    assert left["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "prettier --write"
+    assert set(left["hooks"]) == {"PostToolUse", "Notification", "Stop"}
+    assert left["permissions"] == json.loads(SETTINGS)["permissions"]
+
+
+def test_project_scope_writes_the_project_files(env, home, tmp_path):
+    project = tmp_path / "shop"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("# Shop\n")
+    setup(env, "--scope", "project", "--project-dir", str(project), "--agent", "claude")
+    settings = json.loads((project / ".claude/settings.json").read_text())
+    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith(
+        "hook SessionStart")
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["engram"]["args"] == [
+        "mcp"]
+    assert (project / "CLAUDE.md").read_text().startswith("# Shop\n\n<!-- engram:begin -->")
+    assert (home / ".claude/settings.json").read_text() == SETTINGS  # user scope untouched
+    setup(env, "--scope", "project", "--project-dir", str(project), "--agent", "claude",
+          "--uninstall")
+    assert sorted(p.name for p in project.rglob("*") if p.is_file()) == ["CLAUDE.md"]
+    assert (project / "CLAUDE.md").read_text() == "# Shop\n"
+
+
+def test_claude_cli_registers_the_mcp_server_when_present(env, home, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "claude-calls.txt"
+    registry = tmp_path / "claude-registry.txt"
+    fake = bin_dir / "claude"
+    fake.write_text(  # a stand-in for `claude mcp …` that remembers what was added
+        "#!/bin/sh\n"
+        f'echo "$@" >> {calls}\n'
+        'case "$2" in\n'
+        f'  get) [ -f {registry} ] && cat {registry} && exit 0;'
+        ' echo "No MCP server found" >&2; exit 1;;\n'
+        f'  add) shift 5; echo "Command: $*" > {registry};;\n'
+        f'  remove) rm -f {registry};;\n'
+        "esac\n"
+    )
+    fake.chmod(0o755)
+    env["PATH"] = f"{bin_dir}:{env['PATH']}"
+    setup(env, "--agent", "claude")
+    setup(env, "--agent", "claude")  # registered with the same command: no second add
+    setup(env, "--agent", "claude", "--uninstall")
+    assert calls.read_text().splitlines() == [
+        "mcp get engram", f"mcp add --scope user engram -- {ENGRAM} mcp",
+        "mcp get engram",
+        "mcp get engram", "mcp remove --scope user engram",
+    ]
+    assert not registry.exists()
+    assert (home / ".claude.json").read_text() == CLAUDE_JSON  # the CLI owns that file
+
+
+def test_registered_hook_commands_run_like_claude_code_runs_them(env, home, tmp_path):
+    setup(env, "--agent", "claude")
+    settings = json.loads((home / ".claude/settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    payload = {"session_id": "s", "transcript_path": str(tmp_path / "t.jsonl"),
+               "cwd": str(tmp_path), "hook_event_name": "SessionStart", "source": "startup"}
+    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == ""
+
+
+def test_doctor_reports_what_is_in_place_and_how_to_fix_the_rest(env, home):
+    proc = run_cli(env, "doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert proc.returncode == 1
+    assert checks["store"]["status"] == "ok"
+    assert checks["claude hooks"]["status"] == "fail"
+    assert "engram setup" in checks["claude hooks"]["fix"]
+
+    setup(env)
+    proc = run_cli(env, "doctor", "--json")
+    report = json.loads(proc.stdout)
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["claude hooks"]["status"] == "ok", checks["claude hooks"]
+    assert checks["hook answers"]["status"] == "ok", checks["hook answers"]
+    assert checks["mcp claude (user)"]["status"] == "ok"
+    assert checks["mcp codex"]["status"] == "ok"
+    human = run_cli(env, "doctor")
+    assert "claude hooks" in human.stdout
+
+
+def test_prompt_prints_the_instructions(env):
+    proc = run_cli(env, "prompt")
+    assert proc.returncode == 0
+    assert "memory_save" in proc.stdout and "Current code beats old memory" in proc.stdout
+    assert "Current code beats" in json.loads(run_cli(env, "prompt", "--json").stdout)[
+        "instructions"]
+
+
+def test_setup_refuses_a_broken_config_file_and_writes_nothing(env, home):
+    (home / ".claude/settings.json").write_text("{ not json")
+    before = snapshot(home)
+    proc = run_cli(env, "setup")
+    assert proc.returncode == 1 and "not valid JSON" in proc.stderr
+    assert snapshot(home) == before

@@ -1,0 +1,155 @@
+"""The SQLite store under real conditions: pragmas, migrations, concurrent writers, SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import engram
+from engram.store.migrations import SCHEMA_VERSION, migrate
+from engram.text import index_terms
+
+
+def test_store_is_one_wal_file_with_full_sync(store_path):
+    with engram.open(store_path, embedder="fake") as mem:
+        mem.save("Primary database is Postgres 16")
+        db = mem.store._db
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert db.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert store_path.exists()
+
+
+def test_default_location_follows_engram_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("ENGRAM_DB", raising=False)
+    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "elsewhere"))
+    with engram.open(embedder="none") as mem:
+        assert mem.path == str(tmp_path / "elsewhere" / "memory.db")
+    monkeypatch.setenv("ENGRAM_DB", str(tmp_path / "named.db"))
+    with engram.open(embedder="none") as mem:
+        assert mem.path == str(tmp_path / "named.db")
+
+
+def make_v1_store(path: Path) -> None:
+    """A store exactly as the first schema version wrote it."""
+    db = sqlite3.connect(path, isolation_level=None)
+    migrate(db, target=1)
+    db.execute(
+        "INSERT INTO memories (id, content, type, project, tags, files, importance, confidence,"
+        " provenance, pinned, status, created_at, updated_at, norm)"
+        " VALUES ('oldmemory1', 'Payments run through Stripe webhooks', 'decision', 'shop',"
+        " '[\"billing\"]', '[]', 0.7, 0.9, 'human', 1, 'active',"
+        " '2025-01-01T00:00:00.000000+00:00', '2025-01-01T00:00:00.000000+00:00',"
+        " 'payments run through stripe webhooks')"
+    )
+    db.execute(
+        "INSERT INTO memories_fts(rowid, terms) VALUES (1, ?)",
+        (index_terms("Payments run through Stripe webhooks billing"),),
+    )
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    db.close()
+
+
+def test_store_from_an_older_schema_upgrades_in_place(tmp_path):
+    path = tmp_path / "v1.db"
+    make_v1_store(path)
+    with engram.open(path, embedder="fake") as mem:
+        assert mem.store.upgraded_from == 1
+        old = mem.get("oldmemory1")
+        assert (old.type, old.project, old.tags, old.pinned) == (
+            "decision",
+            "shop",
+            ("billing",),
+            True,
+        )
+        assert old.access_count == 1 and old.meta == {}
+        assert mem.search("stripe").results[0].memory.id == "oldmemory1"
+        assert mem.reindex() == 1
+        assert mem.search("how do we take card payments").results[0].memory.id == "oldmemory1"
+        mem.save("Refunds are manual for now", project="shop")
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, engram
+    path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    mem = engram.open(path, embedder="fake")
+    for i in range(count):
+        result = mem.save(f"writer {name} remembers item {i}", project=name)
+        print(result.memory.id, flush=True)
+    """
+)
+
+
+def test_three_processes_writing_at_once_lose_nothing(store_path):
+    engram.open(store_path, embedder="fake").close()  # create the schema once
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(store_path), name, "300"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("alpha", "beta", "gamma")
+    ]
+    ids = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        ids += out.split()
+    assert len(ids) == len(set(ids)) == 900
+    with sqlite3.connect(store_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 900
+        assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 900
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    with engram.open(store_path, embedder="fake") as mem:
+        assert mem.count(project="beta", include_global=False) == 300
+        assert mem.search("writer gamma remembers item 299").results[0].memory.project == "gamma"
+
+
+def test_sigkill_mid_batch_loses_no_acknowledged_memory(store_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(store_path), "victim", "100000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    acknowledged = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        acknowledged.append(line.strip())
+        if len(acknowledged) == 150:
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    acknowledged += [line.strip() for line in proc.stdout.read().splitlines() if line.strip()]
+    with sqlite3.connect(store_path) as db:
+        stored = {row[0] for row in db.execute("SELECT id FROM memories")}
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert set(acknowledged) <= stored
+    assert len(stored) >= 150
+
+
+def test_readers_see_other_processes_writes(store_path):
+    with engram.open(store_path, embedder="fake") as reader:
+        reader.save("Frontend is Next.js")
+        assert reader.search("next.js").results  # loads the vector cache
+        subprocess.run(
+            [sys.executable, "-c", WRITER, str(store_path), "other", "3"],
+            check=True,
+            capture_output=True,
+        )
+        hits = reader.search("writer other remembers item 2", project="other").results
+        assert hits[0].memory.content == "writer other remembers item 2"
+        assert hits[0].signals["cosine"] is not None  # found through the refreshed vectors
+        export = json.loads(reader.export("json"))
+        assert len(export) == 4
