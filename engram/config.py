@@ -30,9 +30,11 @@ def config_path() -> Path:
 
 def load_config() -> dict[str, Any]:
     """Read ~/.engram/config.toml; a missing or unreadable file means defaults."""
-    import tomllib  # ~18 ms: only when a config is actually read
-
     path = config_path()
+    if not path.is_file():
+        return {}
+    import tomllib  # ~18 ms: only when there is a config to read
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

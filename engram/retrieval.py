@@ -96,15 +96,17 @@ def search(
                 since=_tighter(filters.since, temporal.since, max),
                 until=_tighter(filters.until, temporal.until, min),
             )
-    query_vector = None
-    if embedder is not None and text.strip() and pools != "keyword":
-        query_vector = embedder.embed_query(text)
-    args = (store, query_vector, text, k, now, files, weights, pools, rerank)
-    mode, results = _rank(*args, timed)
+    def embed(words: str) -> Any:
+        if embedder is None or not words.strip() or pools == "keyword":
+            return None
+        return embedder.embed_query(words)
+
+    rest = (k, now, files, weights, pools, rerank)
+    mode, results = _rank(store, embed(text), text, *rest, timed)
     if phrase and not results:
         # "never deploy on Friday" reads like a date; a phrase that filters out everything
-        # was more likely part of the question than a date range.
-        mode, results = _rank(*args, filters)
+        # was more likely part of the question than a date range: search all of it.
+        mode, results = _rank(store, embed(query), query, *rest, filters)
         if results:
             notes.append(f"nothing in the period “{phrase}”; showing matches from any time")
             phrase, timed = None, filters

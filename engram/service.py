@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,12 @@ DUPLICATE_SIMILARITY = 0.95
 CONFLICT_SIMILARITY = 0.80
 CONFIRM_STEP = 0.1
 EMBED_BATCH = 64
+MEMORY_FIELDS = frozenset(f.name for f in dataclass_fields(Memory))
+# What an update may change; id, status, links and timestamps belong to the service.
+UPDATABLE_FIELDS = frozenset(
+    {"content", "type", "project", "tags", "files", "problem", "solution", "importance",
+     "confidence", "pinned", "event_at", "expires_at", "meta"}
+)
 _ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lowercase
 _DISTINGUISHING = {
     "not",
@@ -405,31 +412,7 @@ class EngramCore:
 
     def _prepare(self, data: dict[str, Any], *, now: datetime) -> tuple[Memory, tuple[str, ...]]:
         """Validate and redact one record; raises before anything is written."""
-        known = {
-            "id",
-            "content",
-            "type",
-            "project",
-            "tags",
-            "files",
-            "problem",
-            "solution",
-            "importance",
-            "confidence",
-            "provenance",
-            "pinned",
-            "status",
-            "supersedes",
-            "superseded_by",
-            "created_at",
-            "updated_at",
-            "event_at",
-            "expires_at",
-            "access_count",
-            "last_accessed_at",
-            "meta",
-            "layer",
-        }
+        known = MEMORY_FIELDS | {"layer"}  # "layer" is derived: exports carry it
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValidationError(
@@ -623,21 +606,7 @@ class EngramCore:
 
         Returns the memory as it now stands: the new version, or the same id edited.
         """
-        allowed = {
-            "content",
-            "type",
-            "project",
-            "tags",
-            "files",
-            "problem",
-            "solution",
-            "importance",
-            "confidence",
-            "pinned",
-            "event_at",
-            "expires_at",
-            "meta",
-        }
+        allowed = UPDATABLE_FIELDS
         unknown = sorted(set(changes) - allowed)
         if unknown:
             raise ValidationError(

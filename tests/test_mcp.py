@@ -22,7 +22,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from engram.mcp.auth import BindRefused, check_bind, is_loopback, origin_allowed, token_matches
+from engram.mcp.auth import BindRefused, check_bind, is_loopback, origin_allowed
+from engram.netguard import bearer_matches as token_matches
 
 ENGRAM = Path(sys.executable).with_name("engram")
 TOKEN = "test-token-0123456789"

@@ -204,3 +204,12 @@ def test_explain_shows_every_signal(store):
         "files",
     ):
         assert signal in result.signals
+
+
+def test_a_rule_that_reads_like_a_date_is_still_found(store):
+    mem, _ = store
+    saved = mem.save("Never deploy on Saturday mornings", type="constraint", project="shop")
+    response = mem.search("never deploy on Saturday", k=3)
+    assert response.results[0].memory.id == saved.memory.id
+    assert response.temporal_phrase is None and response.notes
+    mem.delete(saved.memory.id, hard=True)

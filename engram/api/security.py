@@ -14,11 +14,12 @@ every refusal is the same kind of JSON error as the rest of the API.
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
+
+from ..netguard import bearer_matches, is_loopback
+from ..netguard import check_bind as check_bind_rule
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -32,25 +33,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOCAL_HOSTNAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
-def is_loopback(host: str) -> bool:
-    """True if binding `host` exposes the server to this machine only."""
-    host = host.strip().strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a hostname that might resolve anywhere: treat as exposed
-
-
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to expose the memories beyond this machine without a token."""
-    if not is_loopback(host) and not token:
-        raise PermissionError(
-            f"refusing to listen on {host} without a token: anyone who can reach this machine "
-            "could read and change your memories. Set ENGRAM_TOKEN to a long random secret "
-            "(clients send `Authorization: Bearer <token>`), or bind to 127.0.0.1."
-        )
+    check_bind_rule(host, token, "listen")
 
 
 def _host_name(host_header: str) -> str:
@@ -119,10 +103,11 @@ class Guard:
         if not path.startswith(PROTECTED_PREFIX):
             return None
         if self.token is not None and scope["method"] != "OPTIONS":
-            scheme, _, given = headers.get("authorization", "").partition(" ")
+            header = headers.get("authorization", "")
+            scheme, _, given = header.partition(" ")
             if scheme.lower() != "bearer" or not given.strip():
                 return 401, "unauthorized", "this server needs `Authorization: Bearer <token>`"
-            if not hmac.compare_digest(given.strip().encode(), self.token):
+            if not bearer_matches(header, self.token):
                 return 401, "unauthorized", "the bearer token is wrong"
         if scope["method"] not in SAFE_METHODS:
             origin = headers.get("origin", "").rstrip("/").lower()

@@ -52,8 +52,12 @@ def vouched_at(memory: Memory) -> datetime:
 
 
 def last_used(memory: Memory) -> datetime:
-    """Vouched for or handed to an agent, whichever is later."""
-    moments = [vouched_at(memory)]
+    """Learned, vouched for or handed to an agent, whichever is latest.
+
+    Counting from when Engram learned it (created_at), not only from when it happened,
+    keeps an import of last year's notes from being archived as faded the day it lands.
+    """
+    moments = [memory.created_at, vouched_at(memory)]
     if memory.last_accessed_at is not None:
         moments.append(memory.last_accessed_at)
     return max(moments)

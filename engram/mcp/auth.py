@@ -8,45 +8,20 @@ loopback too.
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
-TOKEN_ENV = "ENGRAM_TOKEN"
+from ..netguard import TOKEN_ENV, BindRefused, bearer_matches, is_loopback
+from ..netguard import check_bind as _check_bind
+
 LOCAL_HOSTNAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-class BindRefused(Exception):
-    """Serving on this host would expose memory to other machines without a token."""
-
-
-def is_loopback(host: str) -> bool:
-    """True for names and addresses that only this machine can reach."""
-    host = host.strip().strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse a non-loopback bind without a token, before anything listens."""
-    if not is_loopback(host) and not token:
-        raise BindRefused(
-            f"refusing to serve MCP on {host}, which other machines can reach, without a token: "
-            f"set {TOKEN_ENV} (clients send it as 'Authorization: Bearer <token>'), "
-            "or bind to 127.0.0.1"
-        )
 
 
 def origin_allowed(origin: str | None) -> bool:
@@ -59,15 +34,6 @@ def origin_allowed(origin: str | None) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and hostname in LOCAL_HOSTNAMES
-
-
-def token_matches(header: str | None, token: str) -> bool:
-    if not header:
-        return False
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "bearer":
-        return False
-    return hmac.compare_digest(value.strip().encode(), token.encode())
 
 
 class GuardMiddleware:
@@ -87,7 +53,7 @@ class GuardMiddleware:
                          f"requests from origin {headers.get('origin')!r} are refused; "
                          "only pages on localhost may call this server")
             return
-        if self.token is not None and not token_matches(headers.get("authorization"), self.token):
+        if self.token is not None and not bearer_matches(headers.get("authorization"), self.token):
             await _reply(send, 401, "unauthorized",
                          f"missing or wrong bearer token (the server's {TOKEN_ENV})",
                          extra=[(b"www-authenticate", b'Bearer realm="engram"')])
@@ -102,3 +68,10 @@ async def _reply(send: Send, status: int, error: str, message: str,
                (b"content-length", str(len(body)).encode()), *(extra or [])]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def check_bind(host: str, token: str | None) -> None:
+    _check_bind(host, token, "serve MCP")
+
+
+__all__ = ["TOKEN_ENV", "BindRefused", "check_bind", "is_loopback", "origin_allowed"]

@@ -75,13 +75,20 @@ def _when_ts(memory: Memory) -> float:
     return memory.when.timestamp()
 
 
-def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
-    """Compile filters to SQL; every value is a bound parameter."""
+def _where(
+    filters: Filters, alias: str = "m", *, status_index: bool = True
+) -> tuple[str, list[Any]]:
+    """Compile filters to SQL; every value is a bound parameter.
+
+    `status_index=False` writes `+status` so SQLite will not pick the status index
+    where a rowid lookup is far cheaper.
+    """
     clauses: list[str] = []
     params: list[Any] = []
     a = alias
     if filters.statuses:
-        clauses.append(f"{a}.status IN ({','.join('?' * len(filters.statuses))})")
+        status = f"{a}.status" if status_index else f"+{a}.status"
+        clauses.append(f"{status} IN ({','.join('?' * len(filters.statuses))})")
         params.extend(filters.statuses)
     if filters.project is not None:
         if filters.include_global:
@@ -510,7 +517,9 @@ class SQLiteStore:
             if not hits:
                 return []
             rowids = [h[0] for h in hits]
-            where, params = _where(filters)
+            # The unary + keeps SQLite on the rowid lookup instead of scanning the
+            # status index (28 ms → 0.1 ms at 100K memories).
+            where, params = _where(filters, status_index=False)
             rows = self._db.execute(
                 f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN"
                 f" ({','.join('?' * len(rowids))}) AND {where}",
