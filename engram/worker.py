@@ -99,7 +99,7 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         if op == "ping":
             return {"ok": True, "pid": os.getpid(), "served": self.served,
                     "db": self.service.path, "uptime": round(time.time() - self.started, 1),
-                    "embedder": self.service.stats().get("embedder_loaded")}
+                    "embedder": getattr(self.service.embedder, "name", None)}
         if op == "stop":
             threading.Thread(target=self.shutdown, daemon=True).start()
             return {"ok": True, "stopping": True}
@@ -108,7 +108,11 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         from .hooks.handlers import handle
 
         with self._work:
-            output = handle(self.service, request, after)
+            self.service.defer = after.append
+            try:
+                output = handle(self.service, request, after)
+            finally:
+                self.service.defer = None
             self.served += 1
         return {"ok": True, "output": output}
 
@@ -145,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     import engram
 
     service = engram.open()
+    service.long_lived = True  # upkeep runs in a thread here, not a new process
     _warm(service)
     server = WorkerServer(path, service, idle_seconds(config))
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())

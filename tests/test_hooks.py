@@ -338,6 +338,10 @@ def test_worker_answers_hooks(env, project_dir, seeded, embedder):
         except subprocess.TimeoutExpired:
             worker.kill()
     assert worker.returncode == 0
+    # The recall log is written after each reply, yet nothing is lost.
+    with engram.open(Path(env["ENGRAM_HOME"]) / "memory.db", embedder="none") as mem:
+        logged = [r for r in mem.recalls() if r["caller"] == "hook"]
+    assert len(logged) == 3 and all(seeded["refund"] in r["ids"] for r in logged)
 
 
 def test_a_hook_starts_the_worker_on_demand_and_answers_meanwhile(env, project_dir, seeded):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,9 @@ class LifecycleMixin:
 
     # Set by long-lived adapters (MCP server, REST API) so upkeep runs in a thread.
     long_lived: bool = False
+    # Set by a process that can run bookkeeping after answering (the hook worker): the
+    # recall log's synchronous write then stays out of the agent's wait.
+    defer: Callable[[Callable[[], object]], None] | None = None
     # Overrides ENGRAM_UPKEEP / config: "off", "thread", "subprocess", "inline" or "auto".
     upkeep_mode: str | None = None
     _upkeep_thread: threading.Thread | None = None
@@ -136,7 +139,11 @@ class LifecycleMixin:
     def _record_recall(self: Engram, caller: str, query: str, response: SearchResponse) -> None:
         from . import audit
 
-        audit.record(self, caller, query, response)
+        job = lambda: audit.record(self, caller, query, response)  # noqa: E731
+        if self.defer is not None:
+            self.defer(job)  # e.g. the hook worker: written after its reply went out
+        else:
+            job()
 
     def recalls(
         self: Engram, *, since: datetime | None = None, caller: str | None = None,
