@@ -34,11 +34,13 @@ def memory_table(
     table.add_column("id", style="cyan", no_wrap=True)
     if scores is not None:
         table.add_column("score", justify="right")
-    table.add_column("type", style="magenta")
-    table.add_column("project", style="green")
+    table.add_column("type", style="magenta", no_wrap=True, max_width=12)
+    table.add_column("project", style="green", no_wrap=True, max_width=12)
     table.add_column("date", no_wrap=True)
     table.add_column("content", overflow="fold")
-    table.add_column("", style="yellow")
+    flagged = any(_flags(m) for m in memories)
+    if flagged:
+        table.add_column("", style="yellow")
     for i, memory in enumerate(memories):
         text = " ".join(memory.content.split())
         if len(text) > 160:
@@ -46,7 +48,9 @@ def memory_table(
         row = [memory.id]
         if scores is not None:
             row.append(f"{scores[i]:.3f}")
-        row += [memory.type, memory.project or "—", _age(memory), text, _flags(memory)]
+        row += [memory.type, memory.project or "—", _age(memory), text]
+        if flagged:
+            row.append(_flags(memory))
         table.add_row(*row)
     out.print(table)
 
