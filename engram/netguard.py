@@ -9,6 +9,8 @@ import hmac
 import ipaddress
 
 TOKEN_ENV = "ENGRAM_TOKEN"
+# Host names a browser page on this machine uses; anything else may be DNS rebinding.
+LOCAL_HOSTNAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 class BindRefused(PermissionError):

@@ -18,7 +18,7 @@ import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-from ..netguard import bearer_matches, is_loopback
+from ..netguard import LOCAL_HOSTNAMES, bearer_matches, is_loopback
 from ..netguard import check_bind as check_bind_rule
 
 Scope = MutableMapping[str, Any]
@@ -30,7 +30,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 DEFAULT_MAX_BODY = 1_048_576  # 1 MiB
 PROTECTED_PREFIX = "/v1/"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-LOCAL_HOSTNAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def check_bind(host: str, token: str | None) -> None:

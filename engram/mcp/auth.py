@@ -13,10 +13,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..netguard import TOKEN_ENV, BindRefused, bearer_matches, is_loopback
+from ..netguard import LOCAL_HOSTNAMES, TOKEN_ENV, BindRefused, bearer_matches, is_loopback
 from ..netguard import check_bind as _check_bind
-
-LOCAL_HOSTNAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
