@@ -473,6 +473,9 @@ def render(run: Run, stats: LabelStats, conversations: int, embedder: str) -> st
               help=f"Folder with locomo10.json (default ${ENV_VAR}, else {DEFAULT_DATA}).")
 @click.option("--conversations", type=int, default=None,
               help="Only the first N conversations.")
+@click.option("--skip", type=int, default=0, show_default=True,
+              help="Leave out the first N conversations (with --conversations 5: a split "
+                   "half, `--conversations 5` vs `--skip 5`, to check a change on unseen data).")
 @click.option("--max-turns", type=int, default=None,
               help="Only the first N turns of each conversation (and the questions they answer).")
 @click.option("--systems", default=",".join(SYSTEMS), show_default=True,
@@ -492,7 +495,7 @@ def render(run: Run, stats: LabelStats, conversations: int, embedder: str) -> st
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 def command(
-    data: str | None, conversations: int | None, max_turns: int | None, systems: str,
+    data: str | None, conversations: int | None, skip: int, max_turns: int | None, systems: str,
     embedder: str, clock: str, captions: bool, categories: str, write: bool | None,
     results_path: str | None, quiet: bool, as_json: bool,
 ) -> None:
@@ -503,6 +506,9 @@ def command(
         raise click.BadParameter(f"unknown system(s) {unknown}; use {list(SYSTEMS)}")
     cats = tuple(int(c) for c in categories.split(",") if c.strip())
     convs, stats = load(data_dir(data))
+    if skip < 0:
+        raise click.BadParameter("must be 0 or more", param_hint="--skip")
+    convs = convs[skip:]
     if conversations is not None:
         convs = convs[:conversations]
     if max_turns is not None:
@@ -510,7 +516,7 @@ def command(
     run = evaluate(convs, embedder=embedder, systems=chosen, captions=captions, clock=clock,
                    categories=cats, progress=not quiet and not as_json)
     text = render(run, stats, len(convs), embedder)
-    full = conversations is None and max_turns is None
+    full = conversations is None and max_turns is None and not skip
     if results_path or (write if write is not None else full):
         body = "## Retrieval quality on LoCoMo\n\n" + stamp() + "\n" + text
         kwargs = {"path": Path(results_path)} if results_path else {}

@@ -12,9 +12,13 @@ minus the dedup search), and the ingest rate is measured on the last `sample` re
 through the public API, i.e. the rate of adding memories to a store that already holds
 N. Vectors of the bulk part are real model vectors of a pool of the same texts,
 perturbed (brute-force search time and disk use do not depend on their values); pass
-`--full` to embed and import every record through the API.
+`--full` to embed and import every record through the API. Beyond `--unique` (200K)
+distinct records, the bulk part is repeated under new ids with fresh vector noise, so a
+1M store builds in minutes: every index (FTS5 doclists, vectors, rows) has the size of a
+1M store, though texts repeat.
 
     python -m benchmarks.scale [--sizes 1000,10000,100000] [--json]
+    python -m benchmarks.scale --sizes 1000000 --no-write --json  # ~15-20 min
 """
 
 from __future__ import annotations
@@ -98,15 +102,72 @@ def _bulk_fill(mem: Any, records: list[dict[str, Any]], embedder: Any, full: boo
                 mem.store.insert(memory, mem._terms(memory), vector)
 
 
+def _replicate(mem: Any, extra: int, seed: int) -> None:
+    """Add `extra` copies of the store's rows under new ids (see `--unique`).
+
+    Texts, terms and metadata repeat; each copy's vector gets fresh noise, so the copies
+    are distinct points and every index is as large as a store of that many memories.
+    """
+    import numpy as np
+
+    from engram.service import new_id
+    from engram.store.sqlite import _COLUMNS
+
+    store = mem.store
+    db = store._db
+    rng = np.random.default_rng(seed)
+    columns = [c.strip() for c in _COLUMNS.split(",")]
+    select = ", ".join(f"m.{c}" for c in columns[1:])
+    rowid, seq = db.execute("SELECT MAX(rowid), MAX(seq) FROM memories").fetchone()
+    sources = [r[0] for r in db.execute("SELECT rowid FROM memories ORDER BY rowid")]
+    insert = (f"INSERT INTO memories (rowid, {', '.join(columns)}, norm, seq)"
+              f" VALUES ({','.join('?' * (len(columns) + 3))})")
+    done = 0
+    while sources and done < extra:
+        for start in range(0, len(sources), 5000):
+            chunk = sources[start : start + min(5000, extra - done)]
+            if not chunk:
+                break
+            marks = ",".join("?" * len(chunk))
+            rows = db.execute(
+                f"SELECT m.rowid, {select}, m.norm, f.terms, v.vec FROM memories m"
+                " JOIN memories_fts f ON f.rowid = m.rowid"
+                f" LEFT JOIN vectors v ON v.rowid = m.rowid WHERE m.rowid IN ({marks})",
+                chunk,
+            ).fetchall()
+            new_rows, terms, vectors = [], [], []
+            for row in rows:
+                rowid += 1
+                seq += 1
+                new_rows.append((rowid, new_id(), *row[1:-2], seq))
+                terms.append((rowid, row[-2]))
+                if row[-1] is not None:
+                    vec = np.frombuffer(row[-1], dtype=np.float16).astype(np.float32)
+                    vec = vec + rng.normal(0, 0.025, vec.shape).astype(np.float32)
+                    vectors.append((rowid, (vec / np.linalg.norm(vec)).astype(np.float16)
+                                    .tobytes()))
+            with store.transaction():
+                db.executemany(insert, new_rows)
+                db.executemany("INSERT INTO memories_fts(rowid, terms) VALUES (?, ?)", terms)
+                db.executemany("INSERT INTO vectors(rowid, vec) VALUES (?, ?)", vectors)
+            done += len(rows)
+            if done >= extra:
+                break
+    store._index = None  # rebuilt from SQLite on the next vector search
+
+
 def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, runs: int,
-           queries: int) -> dict[str, Any]:
+           queries: int, unique: int = 0) -> dict[str, Any]:
     """Build one store and measure it; runs in its own process."""
     import engram
     from engram.exchange import parse
 
     result: dict[str, Any] = {"size": size}
     gen = Generator(seed, projects=max(8, min(120, size // 400)))
-    records = list(gen.memories(size))
+    distinct = size if full or not unique else min(size, unique)
+    records = list(gen.memories(distinct))
+    if distinct < size:
+        result["distinct_records"] = distinct
     query_texts = gen.queries(queries)
     tmp = Path(tempfile.mkdtemp(prefix="engram-scale-"))
     path = tmp / "memory.db"
@@ -116,11 +177,13 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         embedder = mem.embedder
         if embedder is not None:
             embedder.embed(["warm up the model"])  # the cold model load is not ingest
-        sample = size if full else min(sample, size)
+        sample = size if full else min(sample, distinct)
         t0 = time.perf_counter()
-        _bulk_fill(mem, records[: size - sample], embedder, full)
+        _bulk_fill(mem, records[: distinct - sample], embedder, full)
+        if distinct < size:
+            _replicate(mem, size - distinct, seed)
         result["bulk_s"] = round(time.perf_counter() - t0, 1)
-        text = "".join(json.dumps(r) + "\n" for r in records[size - sample :])
+        text = "".join(json.dumps(r) + "\n" for r in records[distinct - sample :])
         t0 = time.perf_counter()
         imported = mem.import_records(parse(text))
         elapsed = time.perf_counter() - t0
@@ -259,6 +322,9 @@ def render(rows: list[dict[str, Any]], embedder: str, full: bool, sample: int) -
              "p50/p95 of warm queries on synthetic coding-assistant queries."]
     for row in rows:
         lines.append(f"- {row['size']:,}: " + "; ".join(_verdicts(row)))
+        if row.get("distinct_records"):
+            lines[-1] += (f" (built from {row['distinct_records']:,} distinct records repeated "
+                          "under new ids, vectors re-noised: see --unique)")
     return "\n".join(lines)
 
 
@@ -278,14 +344,18 @@ def render(rows: list[dict[str, Any]], embedder: str, full: bool, sample: int) -
               help="Rewrite the scale section of benchmarks/RESULTS.md.")
 @click.option("--results", "results_path", type=click.Path(dir_okay=False), default=None,
               help="Write the results section to this file instead.")
+@click.option("--unique", default=200_000, show_default=True, type=int,
+              help="Distinct records per store; larger stores repeat them under new ids "
+                   "with fresh vector noise (builds 1M in minutes). 0: all distinct.")
 @click.option("--worker", "worker_size", type=int, hidden=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 def command(sizes: str, seed: int, sample: int, full: bool, embedder: str, runs: int,
-            queries: int, write: bool, results_path: str | None, worker_size: int | None,
-            as_json: bool) -> None:
+            queries: int, unique: int, write: bool, results_path: str | None,
+            worker_size: int | None, as_json: bool) -> None:
     """Speed and footprint at 1K/10K/100K synthetic coding memories."""
     if worker_size is not None:
-        click.echo(json.dumps(worker(worker_size, seed, sample, full, embedder, runs, queries)))
+        click.echo(json.dumps(worker(worker_size, seed, sample, full, embedder, runs, queries,
+                                     unique)))
         return
     rows = []
     for size in [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]:
@@ -294,7 +364,8 @@ def command(sizes: str, seed: int, sample: int, full: bool, embedder: str, runs:
         proc = subprocess.run(
             [sys.executable, "-m", "benchmarks.scale", "--worker", str(size), "--seed", str(seed),
              "--sample", str(sample), "--embedder", embedder, "--runs", str(runs),
-             "--queries", str(queries), *(["--full"] if full else [])],
+             "--queries", str(queries), "--unique", str(unique),
+             *(["--full"] if full else [])],
             capture_output=True, text=True, cwd=REPO,
             env={**os.environ, "PYTHONPATH": os.pathsep.join(
                 filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))},

@@ -24,6 +24,9 @@ class Weights:
 
     keyword: float = 0.6
     vector: float = 0.4
+    # Keyword score factors for how much of the query a memory holds (ranking.term_evidence).
+    coverage: float = 2.0
+    adjacency: float = 1.0
     # Cosines below this floor say nothing for this model (unrelated text sits around 0-0.2).
     vector_floor: float = 0.15
     # Reciprocal-rank component keeps a strong rank-1 from either pool near the top.
@@ -113,6 +116,65 @@ def fuse(
         item.relevance = (wk * item.keyword + wv * item.vector) / total
         item.relevance = (1 - weights.rrf) * item.relevance + weights.rrf * rrf / max(pools, 1)
     return fused
+
+
+def term_evidence(
+    keyword: Sequence[Candidate],
+    groups: Sequence[tuple[str, ...]],
+    terms: dict[str, str],
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> list[Candidate]:
+    """Keyword candidates rescored by how much of the query they hold, and how, best first.
+
+    BM25 adds up words one at a time, and its length normalisation lets a terse memory
+    holding one query word outscore a longer one holding all of them. Two classic
+    corrections, each a factor on the bm25 score:
+    - coverage (Lucene's old "coord"): 1 + coverage * (share of query groups matched);
+    - adjacency: 1 + adjacency * (share of adjacent query word pairs found side by side
+      in the memory's indexed terms, i.e. stop words gone: "push to main" -> "push main"),
+      so "video games" prefers a memory about video games to one about games and videos.
+    `groups` are `text.query_terms` groups; `terms` the memories' indexed terms by id (a
+    memory missing there keeps its score).
+
+    Measured (hybrid, LoCoMo audited cats 1-4): MRR 0.490 -> 0.515, R@1 0.320 -> 0.349,
+    R@10 0.672 -> 0.677, better on both halves (conversations 0-4 and 5-9); the
+    coding-assistant set (tests/test_retrieval.py's memories among 1,500 synthetic
+    distractors, 34 queries) keeps every first place (one second place became third).
+    Weighting coverage by in-pool rarity measured no better.
+    """
+    if len(groups) < 2 or not keyword or (weights.coverage <= 0 and weights.adjacency <= 0):
+        return list(keyword)
+    # Padded with spaces, " a b " in " <terms> " <=> terms a and b are adjacent: one C-level
+    # substring search per alternative, no per-memory tokenising.
+    alternatives = [
+        (position, f" {' '.join(alt.split())} ")
+        for position, group in enumerate(groups) for alt in group if alt.strip()
+    ]
+    pairs = [
+        (position, f" {a.split()[-1]} {b.split()[0]} ")
+        for position, (left, right) in enumerate(zip(groups, groups[1:], strict=False))
+        for a in left for b in right if a.strip() and b.strip()
+    ]
+    padded_of = {memory_id: f" {indexed} " for memory_id, indexed in terms.items()}
+    # Only what occurs in some candidate is worth testing per candidate: a pasted stack
+    # trace (32 groups, ~100 pairs) costs ~2 ms untrimmed, a fraction of that trimmed.
+    everything = "".join(padded_of.values())
+    alternatives = [(position, alt) for position, alt in alternatives if alt in everything]
+    pairs = [(position, pair) for position, pair in pairs if pair in everything]
+    rescored = []
+    for cand in keyword:
+        padded = padded_of.get(cand.memory_id)
+        if padded is None:
+            rescored.append(cand)
+            continue
+        matched = {position for position, alt in alternatives if alt in padded}
+        side_by_side = {position for position, pair in pairs if pair in padded}
+        factor = (1 + weights.coverage * len(matched) / len(groups)) * (
+            1 + weights.adjacency * len(side_by_side) / (len(groups) - 1)
+        )
+        rescored.append(Candidate(cand.memory_id, cand.score * factor))
+    rescored.sort(key=lambda c: -c.score)
+    return rescored
 
 
 def decay(memory: Memory, now: datetime, weights: Weights = DEFAULT_WEIGHTS) -> float:

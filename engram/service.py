@@ -188,6 +188,7 @@ class EngramCore:
         self.weights = weights
         self._embedder = embedder
         self.vector_note: str | None = None
+        self.reembed_due = False
         self._check_embedder()
 
     # --- lifecycle --------------------------------------------------------------------
@@ -212,11 +213,17 @@ class EngramCore:
         if self._embedder is None or recorded is None:
             return
         # Compare names only: reading a remote embedder's `dim` costs a network round trip.
-        if recorded.rsplit(":", 1)[0] != self._embedder.name:
+        recorded_name = recorded.rsplit(":", 1)[0]
+        if recorded_name != self._embedder.name:
             self.vectors_enabled = False
+            # A model this embedder replaced (an Engram upgrade): automatic upkeep
+            # re-embeds the store, so the user need not know the command.
+            self.reembed_due = recorded_name in getattr(self._embedder, "previous_names", ())
             self.vector_note = (
                 f"this store's vectors were made by {recorded}, not {self._embedder.name}: "
                 "searching by keywords only; run `engram reindex` to re-embed"
+                + (" (automatic upkeep will do it after the next save)"
+                   if self.reembed_due else "")
             )
 
     def _model_id(self) -> str:
@@ -886,6 +893,7 @@ class EngramCore:
             self.store.set_meta("embedder", None)
         self.vectors_enabled = self._embedder is not None
         self.vector_note = None
+        self.reembed_due = False
         done = 0
         for start in range(0, len(memories), EMBED_BATCH):
             chunk = memories[start : start + EMBED_BATCH]

@@ -29,6 +29,23 @@ class Clock:
         self.now += timedelta(**delta)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_engram_home(tmp_path_factory: pytest.TempPathFactory):
+    """In-process code under test never writes to the real ~/.engram.
+
+    The bundled model caches its converted graph under $ENGRAM_HOME/models, and a
+    default-path store would land there too; tests that need a particular home still
+    set their own (monkeypatch or a subprocess env).
+    """
+    saved = os.environ.get("ENGRAM_HOME")
+    os.environ["ENGRAM_HOME"] = str(tmp_path_factory.mktemp("engram-home"))
+    yield
+    if saved is None:
+        os.environ.pop("ENGRAM_HOME", None)
+    else:
+        os.environ["ENGRAM_HOME"] = saved
+
+
 @pytest.fixture
 def clock() -> Clock:
     return Clock(datetime(2026, 3, 18, 15, 0, tzinfo=UTC))

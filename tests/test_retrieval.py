@@ -213,3 +213,45 @@ def test_a_rule_that_reads_like_a_date_is_still_found(store):
     assert response.results[0].memory.id == saved.memory.id
     assert response.temporal_phrase is None and response.notes
     mem.delete(saved.memory.id, hard=True)
+
+
+# --- keyword scoring: how much of the query a memory holds (fake embedder, keyword pool) --
+
+
+def test_a_memory_holding_every_query_word_beats_a_terse_one_holding_one(mem):
+    """BM25 length normalisation alone ranks the terse memory with the rare word first."""
+    for i in range(6):
+        mem.save(f"Worker pool {i} retries failed jobs with backoff")
+    terse = mem.save("Redis, again.").memory.id
+    full = mem.save("Redis worker drops queued jobs on restart").memory.id
+    ranked = [r.memory.id for r in mem.search("redis worker jobs", pools="keyword").results]
+    assert ranked[:2] == [full, terse]
+
+
+def test_query_words_side_by_side_rank_above_the_same_words_apart(mem):
+    apart = mem.save("Games night moved; the video of the demo is in the drive").memory.id
+    together = mem.save("Sam plays video games on the team laptop at night").memory.id
+    ranked = [r.memory.id for r in mem.search("video games", pools="keyword").results]
+    assert ranked[:2] == [together, apart]
+
+
+def test_term_evidence_factors_and_missing_terms():
+    from engram.ranking import Weights, term_evidence
+    from engram.store.base import Candidate
+    from engram.text import query_terms
+
+    groups = query_terms("support group meeting")
+    pool = [Candidate("one-word", 2.7), Candidate("all-apart", 2.0), Candidate("phrase", 2.0),
+            Candidate("unknown", 2.5)]
+    terms = {"one-word": "support", "all-apart": "group x meet y support",
+             "phrase": "support group meet"}
+    weights = Weights(coverage=1.0, adjacency=1.0)
+    ranked = term_evidence(pool, groups, terms, weights)
+    out = {c.memory_id: c.score for c in ranked}
+    assert out["one-word"] == pytest.approx(2.7 * (1 + 1 / 3))  # 1 of 3 words, none adjacent
+    assert out["all-apart"] == pytest.approx(2.0 * 2)  # all 3 words, no adjacent pair
+    assert out["phrase"] == pytest.approx(2.0 * 2 * 2)  # all 3, both pairs side by side
+    assert [c.memory_id for c in ranked] == ["phrase", "all-apart", "one-word", "unknown"]
+    assert out["unknown"] == 2.5  # terms not loaded: score kept
+    off = term_evidence(pool, groups, terms, Weights(coverage=0, adjacency=0))
+    assert [c.score for c in off] == [2.7, 2.0, 2.0, 2.5]

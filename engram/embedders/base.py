@@ -25,7 +25,8 @@ class Embedder(Protocol):
     ``name`` is recorded in the store next to every vector: two embedders with
     different names live in different vector spaces and their vectors must
     never be compared, so a name changes whenever the model, its weights or
-    its pre/post-processing change.
+    its pre/post-processing change. An embedder may also carry ``previous_names``
+    (the names it replaced): the service then re-embeds such a store by itself.
     """
 
     name: str

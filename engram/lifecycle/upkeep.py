@@ -1,5 +1,8 @@
 """Automatic upkeep: GC and consolidation after every N saves or once a day.
 
+It also re-embeds a store whose vectors came from a model the current embedder replaced
+(an Engram upgrade), as soon as a save finds it due.
+
 Never on the critical path: a save only checks whether upkeep is due (two indexed
 reads) and hands the work to a background thread (long-lived processes) or a detached
 `engram gc --upkeep` process (short-lived ones: the CLI, hooks). A row in `upkeep_runs`
@@ -43,6 +46,8 @@ def resolve_mode(service: Engram) -> str:
 
 def due(service: Engram) -> str | None:
     """The trigger ("saves" or "daily") if upkeep should run now, else None."""
+    if service.reembed_due:
+        return "reembed"
     settings = service.lifecycle_settings
     store = service.store
     now = service.clock()
@@ -70,6 +75,8 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
     if run_id is None:
         return {"skipped": "another upkeep run is in progress"}
     try:
+        # An upgraded embedder first: until then every search is keyword-only.
+        reembedded = service.reindex() if service.reembed_due else None
         collected = gc.plan(service, settings, dry_run=False)
         gc.apply(service, collected)
         merged = consolidation.plan(service, settings, dry_run=False)
@@ -80,6 +87,8 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
             "gc": collected.summary(), "consolidate": merged.summary(),
             "recalls_pruned": pruned,
         }
+        if reembedded is not None:
+            report["reembedded"] = reembedded
     except Exception as exc:
         # Recorded as a finished run, so a failing upkeep waits for the next trigger
         # instead of being retried (and failing) after every single save.
@@ -95,7 +104,11 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
 
 def spawn(service: Engram, trigger: str) -> subprocess.Popen[bytes] | None:
     """A detached `engram gc --upkeep` on the same store; outlives a short-lived parent."""
-    env = {**os.environ, "ENGRAM_UPKEEP": "off", "ENGRAM_EMBEDDER": "none"}
+    # GC and consolidation read stored vectors only: no model load, unless the job is
+    # re-embedding the store for an upgraded model.
+    env = {**os.environ, "ENGRAM_UPKEEP": "off"}
+    if not service.reembed_due:
+        env["ENGRAM_EMBEDDER"] = "none"
     try:
         return subprocess.Popen(
             [sys.executable, "-m", "engram", "--db", service.path, "gc", "--upkeep", trigger],

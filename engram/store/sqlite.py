@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-
     from .vector_index import VectorIndex
 
 BUSY_TIMEOUT_MS = 15_000
+#: Rows per batch when loading vectors into the in-memory index.
+SYNC_BATCH = 20_000
 
 _COLUMNS = (
     "id, content, type, project, tags, files, problem, solution, importance, confidence,"
@@ -37,14 +39,26 @@ _COLUMNS = (
 )
 
 
+def _strings(text: str) -> tuple[str, ...]:
+    return () if text == "[]" else tuple(json.loads(text))
+
+
+def _stored_time(text: str | None) -> datetime | None:
+    """Fast path for the one form the store writes (UTC, "+00:00"); from_iso for others."""
+    if text is None:
+        return None
+    parsed = datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo is UTC else from_iso(text)
+
+
 def _row_to_memory(row: sqlite3.Row | tuple) -> Memory:
     return Memory(
         id=row[0],
         content=row[1],
         type=row[2],
         project=row[3],
-        tags=tuple(json.loads(row[4])),
-        files=tuple(json.loads(row[5])),
+        tags=_strings(row[4]),
+        files=_strings(row[5]),
         problem=row[6],
         solution=row[7],
         importance=row[8],
@@ -54,13 +68,13 @@ def _row_to_memory(row: sqlite3.Row | tuple) -> Memory:
         status=row[12],
         supersedes=row[13],
         superseded_by=row[14],
-        created_at=from_iso(row[15]),  # type: ignore[arg-type]
-        updated_at=from_iso(row[16]),  # type: ignore[arg-type]
-        event_at=from_iso(row[17]),
-        expires_at=from_iso(row[18]),
+        created_at=_stored_time(row[15]),  # type: ignore[arg-type]
+        updated_at=_stored_time(row[16]),  # type: ignore[arg-type]
+        event_at=_stored_time(row[17]),
+        expires_at=_stored_time(row[18]),
         access_count=row[19],
-        last_accessed_at=from_iso(row[20]),
-        meta=json.loads(row[21]),
+        last_accessed_at=_stored_time(row[20]),
+        meta={} if row[21] == "{}" else json.loads(row[21]),
     )
 
 
@@ -393,21 +407,48 @@ class SQLiteStore:
         match = fts_query(groups, mode)
         if match is None:
             return []
-        where, params = _where(filters)
         with self._lock:
             try:
-                rows = self._db.execute(
-                    "SELECT m.id, bm25(memories_fts) FROM memories_fts"
-                    " JOIN memories m ON m.rowid = memories_fts.rowid"
-                    f" WHERE memories_fts MATCH ? AND {where}"
-                    " ORDER BY bm25(memories_fts) LIMIT ?",
-                    (match, *params, limit),
-                ).fetchall()
+                rows = None
+                if filters.statuses and filters == Filters(statuses=filters.statuses):
+                    rows = self._best_matches(match, filters.statuses, limit)
+                if rows is None:
+                    where, params = _where(filters)
+                    rows = self._db.execute(
+                        "SELECT m.id, bm25(memories_fts) FROM memories_fts"
+                        " JOIN memories m ON m.rowid = memories_fts.rowid"
+                        f" WHERE memories_fts MATCH ? AND {where}"
+                        " ORDER BY bm25(memories_fts) LIMIT ?",
+                        (match, *params, limit),
+                    ).fetchall()
             except sqlite3.OperationalError:
                 # fts_query quotes every term, so this should not happen; a search never
                 # fails because of what the user typed.
                 return []
         return [Candidate(r[0], -float(r[1])) for r in rows]
+
+    def _best_matches(
+        self, match: str, statuses: tuple[str, ...], limit: int
+    ) -> list[tuple[str, float]] | None:
+        """The `limit` best matches with one of `statuses`, or None if that needs a full scan.
+
+        `ORDER BY rank LIMIT` inside the FTS5 query lets FTS5 rank and sort its matches
+        itself, and only the best few are joined to `memories` to check their status:
+        with common query words at 100K memories that is 20-30% less work than joining and
+        sorting every match. Exact: when too few of the best few have an allowed status,
+        the caller falls back to filtering every match.
+        """
+        fetch = 2 * limit
+        rows = self._db.execute(
+            "SELECT m.id, f.r, m.status FROM (SELECT rowid, rank AS r FROM memories_fts"
+            " WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f"
+            " JOIN memories m ON m.rowid = f.rowid ORDER BY f.r",
+            (match, fetch),
+        ).fetchall()
+        kept = [(r[0], r[1]) for r in rows if r[2] in statuses]
+        if len(kept) >= limit or len(rows) < fetch:
+            return kept[:limit]
+        return None
 
     def terms_of(self, memory_ids: Sequence[str]) -> dict[str, str]:
         """The indexed terms of some memories, for explaining keyword matches."""
@@ -461,34 +502,43 @@ class SQLiteStore:
         )
 
     def _sync_index(self) -> VectorIndex | None:
+        """Load vectors once, then apply only rows changed since (by any process).
+
+        Rows are read in batches and converted with one numpy call per batch: row by row,
+        a cold load took ~1.4 s at 100K memories and ~15 s at 1M.
+        """
         import numpy as np
 
-        from .vector_index import IndexRow, VectorIndex
+        from .vector_index import VectorIndex
 
-        """Load vectors once, then apply only rows changed since (by any process)."""
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if self._index is not None and version == self._data_version:
             return self._index
         self._data_version = version
-        rows = self._db.execute(
+        index = self._index
+        cursor = self._db.execute(
             "SELECT m.rowid, v.vec, m.status, m.project, m.type,"
             " COALESCE(m.event_at, m.created_at), m.seq"
             " FROM memories m JOIN vectors v ON v.rowid = m.rowid WHERE m.seq > ?",
-            (self._index_seq if self._index is not None else -1,),
-        ).fetchall()
-        if self._index is None:
-            if not rows:
-                return None
-            self._index = VectorIndex(len(rows[0][1]) // 2)
-        index = self._index
-        for rowid, blob, status, project, kind, when, seq in rows:
-            vector = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-            if vector.shape[0] != index.dim:
+            (self._index_seq if index is not None else -1,),
+        )
+        while rows := cursor.fetchmany(SYNC_BATCH):
+            if index is None:
+                top = self._db.execute("SELECT MAX(rowid) FROM vectors").fetchone()[0] or 0
+                index = self._index = VectorIndex(len(rows[0][1]) // 2, capacity=top)
+            usable = [r for r in rows if len(r[1]) == 2 * index.dim]
+            if not usable:
                 continue
-            index.upsert(
-                IndexRow(rowid, vector, status, project, kind, from_iso(when).timestamp())  # type: ignore[union-attr]
+            vectors = np.frombuffer(b"".join(r[1] for r in usable), dtype=np.float16)
+            index.put_many(
+                [r[0] for r in usable],
+                vectors.reshape(len(usable), index.dim).astype(np.float32),
+                [r[2] for r in usable],
+                [r[3] for r in usable],
+                [r[4] for r in usable],
+                [from_iso(r[5]).timestamp() for r in usable],  # type: ignore[union-attr]
             )
-            self._index_seq = max(self._index_seq, seq)
+            self._index_seq = max(self._index_seq, max(r[6] for r in usable))
         return index
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
@@ -513,13 +563,16 @@ class SQLiteStore:
                 or filters.pinned is not None
                 or filters.ids is not None
             )
-            hits = index.search(query.astype(np.float32), mask, limit * 4 if needs_sql else limit)
-            if not hits:
-                return []
-            rowids = [h[0] for h in hits]
-            # The unary + keeps SQLite on the rowid lookup instead of scanning the
-            # status index (28 ms → 0.1 ms at 100K memories).
-            where, params = _where(filters, status_index=False)
+        # Scored outside the lock (numpy releases the GIL): a keyword search on another
+        # thread, e.g. the same hybrid search's keyword pool, runs meanwhile.
+        hits = index.search(query.astype(np.float32), mask, limit * 4 if needs_sql else limit)
+        if not hits:
+            return []
+        rowids = [h[0] for h in hits]
+        # The unary + keeps SQLite on the rowid lookup instead of scanning the
+        # status index (28 ms → 0.1 ms at 100K memories).
+        where, params = _where(filters, status_index=False)
+        with self._lock:
             rows = self._db.execute(
                 f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN"
                 f" ({','.join('?' * len(rowids))}) AND {where}",

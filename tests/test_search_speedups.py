@@ -1,0 +1,294 @@
+"""The warm-search speed-ups must not change what a search returns or how it fails.
+
+Covers vector scoring outside the store lock, the FTS5-sorted keyword plan
+(SQLiteStore._best_matches), BLAS thread handling and batched index loading
+(engram.store.vector_index) and the row parsing fast paths.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engram
+from engram import retrieval
+from engram.embedders import EmbedderError
+from engram.embedders.fake import FakeEmbedder
+from engram.store import vector_index
+from engram.store.base import Filters
+from engram.store.sqlite import SQLiteStore
+
+TOPICS = [
+    "Postgres connection pool exhausted under load; raised max_connections to 200",
+    "Use pnpm, not npm, in this monorepo: the lockfile is pnpm-lock.yaml",
+    "Redis cache keys expire after 15 minutes; the session store relies on it",
+    "Deploy to staging with make deploy-staging; production needs an approval",
+    "The flaky checkout test was a race in src/cart/session.ts, fixed with a lock",
+    "Sentry alerts for ETIMEDOUT come from the billing webhook retry loop",
+    "We decided to keep SQLite for local dev and Postgres in production",
+    "React Query cache invalidation happens in useInvoiceList after a mutation",
+]
+QUERIES = [
+    "postgres connection pool",
+    "which package manager do we use",
+    "redis session cache expiry",
+    "how do I deploy to staging",
+    "flaky checkout test session.ts",
+    "ETIMEDOUT billing webhook",
+    "database for local development",
+    "cache invalidation invoice list",
+    "what did we decide last week about the database",
+    "never deploy on Friday",
+    "",
+]
+
+
+def _fill(mem: engram.service.Engram, copies: int = 3) -> None:
+    records = []
+    for i in range(copies):
+        for j, text in enumerate(TOPICS):
+            records.append({
+                "content": f"{text} (note {i}-{j})",
+                "project": "shop" if j % 2 else None,
+                "tags": ["infra"] if j % 3 == 0 else [],
+                "files": ["src/cart/session.ts"] if "session" in text else [],
+            })
+    mem.save_many(records)
+
+
+def _snapshot(response: retrieval.SearchResponse) -> list[tuple]:
+    return [(r.memory.id, r.score, r.signals) for r in response.results] + [
+        (response.mode, response.since, response.until, response.temporal_phrase,
+         tuple(response.notes))
+    ]
+
+
+class BrokenEmbedder(FakeEmbedder):
+    """Embeds documents, fails on queries: the error must reach the caller unchanged."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        raise EmbedderError("query embedding failed on purpose")
+
+
+def test_an_embedder_error_surfaces_unchanged(tmp_path: Path, clock):
+    mem = engram.open(tmp_path / "memory.db", embedder=BrokenEmbedder(), clock=clock)
+    try:
+        mem.save("Use pnpm, not npm, in this monorepo")
+        with pytest.raises(EmbedderError, match="failed on purpose"):
+            mem.search("pnpm monorepo")
+        assert mem.search("pnpm monorepo", pools="keyword").results  # keyword still fine
+    finally:
+        mem.close()
+
+
+def test_concurrent_searches_from_threads_match_serial_ones(mem):
+    _fill(mem)
+    expected = {q: _snapshot(mem.search(q)) for q in QUERIES}
+    failures: list[BaseException] = []
+    got: dict[tuple[int, str], list[tuple]] = {}
+
+    def worker(n: int) -> None:
+        try:
+            for q in QUERIES[n % 3 :] + QUERIES[: n % 3]:
+                got[(n, q)] = _snapshot(mem.search(q))
+        except BaseException as exc:  # surfaced below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not failures
+    assert len(got) == 6 * len(QUERIES)
+    for (_, q), snap in got.items():
+        assert snap == expected[q]
+
+
+# --- keyword plan ---------------------------------------------------------------------
+
+
+def _full_scan(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store, "_best_matches", lambda *args: None)
+
+
+def test_fts_sorted_plan_equals_the_filtered_scan(mem, monkeypatch):
+    mem.save_many([{"content": f"deploy staging runbook step {i} " + "deploy " * (i % 5)}
+                   for i in range(60)])
+    store = mem.store
+    groups = [("deploy",), ("staging",), ("runbook",)]
+    filters = mem.filters()
+    fast = {mode: store.keyword_search(groups, mode, filters, 10) for mode in ("and", "or")}
+    _full_scan(store, monkeypatch)
+    slow = {mode: store.keyword_search(groups, mode, filters, 10) for mode in ("and", "or")}
+    assert fast == slow
+    assert len(fast["or"]) == 10
+
+
+def test_fts_sorted_plan_falls_back_when_the_best_matches_are_filtered_out(mem, monkeypatch):
+    saved = mem.save_many([{"content": f"kafka consumer lag alert {i} " + "kafka " * (i % 7)}
+                           for i in range(40)])
+    store = mem.store
+    groups = [("kafka",)]
+    ranked = store.keyword_search(groups, "and", mem.filters(), 40)
+    for candidate in ranked[:30]:  # archive the 30 best matches: the plan must look further
+        mem.archive(candidate.memory_id)
+    filters = mem.filters()
+    calls: list[object] = []
+    real = store._best_matches
+
+    def spy(*args):
+        result = real(*args)
+        calls.append(result)
+        return result
+
+    monkeypatch.setattr(store, "_best_matches", spy)
+    fast = store.keyword_search(groups, "and", filters, 5)
+    assert calls == [None]  # too few of the best 10 are active: filtered scan
+    _full_scan(store, monkeypatch)
+    assert fast == store.keyword_search(groups, "and", filters, 5)
+    assert len(fast) == 5
+    assert {c.memory_id for c in fast} <= {r.memory.id for r in saved}
+    archived = mem.filters(status="archived")
+    assert len(store.keyword_search(groups, "and", archived, 50)) == 30
+
+
+def test_filtered_keyword_searches_keep_their_filters(mem):
+    _fill(mem)
+    hits = mem.search("cache", pools="keyword", project="shop", include_global=False).results
+    assert hits and all(r.memory.project == "shop" for r in hits)
+    tagged = mem.search("postgres", pools="keyword", tags=["infra"]).results
+    assert tagged and all("infra" in r.memory.tags for r in tagged)
+
+
+# --- vector scoring and row parsing -----------------------------------------------------
+
+
+def test_small_index_scoring_is_the_same_product_and_restores_blas_threads():
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((500, 32)).astype(np.float32)
+    query = rng.standard_normal(32).astype(np.float32)
+    blas = vector_index._blas_threads()
+    np.testing.assert_allclose(vector_index._scores(vectors, query), vectors @ query, rtol=1e-5)
+    if blas is not None:
+        setter, default = blas
+        threads = [threading.Thread(target=vector_index._scores, args=(vectors, query))
+                   for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert setter(0) == default  # no caller left the process single-threaded
+
+
+def test_rows_round_trip_through_the_parsing_fast_paths(mem, clock):
+    event = datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+    plain = mem.save("a memory with nothing optional").memory
+    full = mem.save("a memory with everything", tags=["a", "b"], files=["src/x.py"],
+                    meta={"k": [1, 2]}, event_at=event).memory
+    got = mem.store.get_many([plain.id, full.id])
+    assert got[plain.id] == plain and got[full.id] == full
+    assert got[full.id].event_at == event and got[full.id].event_at.tzinfo is UTC
+    assert got[plain.id].meta == {} and got[plain.id].meta is not got[full.id].meta
+    assert Filters() == Filters(statuses=Filters().statuses)
+
+
+def test_searches_stay_correct_while_another_thread_saves(mem):
+    _fill(mem, copies=1)
+    mem.search("warm the vector index")
+    stop = threading.Event()
+    failures: list[BaseException] = []
+
+    def saver() -> None:
+        try:
+            for i in range(120):
+                mem.save(f"kafka partition rebalance note {i} for consumer group {i % 7}")
+        except BaseException as exc:
+            failures.append(exc)
+        finally:
+            stop.set()
+
+    def searcher() -> None:
+        try:
+            while not stop.is_set():
+                for r in mem.search("kafka partition rebalance").results:
+                    assert r.memory.status == "active"
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=saver), *(threading.Thread(target=searcher)
+                                                 for _ in range(2))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not failures
+    assert len(mem.search("kafka partition rebalance", k=50).results) == 50
+
+
+def test_batched_index_load_matches_row_by_row_upserts(mem):
+    from engram.model import from_iso
+    from engram.store.vector_index import IndexRow, VectorIndex
+
+    _fill(mem, copies=2)
+    mem.archive(mem.search("redis session cache").results[0].memory.id)
+    loaded = SQLiteStore(mem.store.path)
+    try:
+        index = loaded._sync_index()
+        assert index is not None
+        rows = loaded._db.execute(
+            "SELECT m.rowid, v.vec, m.status, m.project, m.type,"
+            " COALESCE(m.event_at, m.created_at) FROM memories m"
+            " JOIN vectors v ON v.rowid = m.rowid"
+        ).fetchall()
+        reference = VectorIndex(index.dim)
+        for rowid, blob, status, project, kind, when in rows:
+            vector = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+            reference.upsert(IndexRow(rowid, vector, status, project, kind,
+                                      from_iso(when).timestamp()))
+        n = len(rows)
+        assert len(index) == n and index._size == reference._size == n
+        mine = np.argsort(index.rowids[:n])  # rows arrive in another order (by seq)
+        theirs = np.argsort(reference.rowids[:n])
+        for name in ("vectors", "rowids", "status", "when"):
+            np.testing.assert_array_equal(getattr(index, name)[:n][mine],
+                                          getattr(reference, name)[:n][theirs])
+        for table, codes in (("_projects", "project"), ("_types", "kind")):
+            names = [{c: k for k, c in getattr(ix, table).items()} for ix in (index, reference)]
+            assert [names[0].get(c) for c in getattr(index, codes)[:n][mine]] == [
+                names[1].get(c) for c in getattr(reference, codes)[:n][theirs]]
+        query = mem.embedder.embed_query("redis session cache")
+        active = (("active",), None, True, (), None, None)
+        assert index.search(query, index.mask(*active), 5) == reference.search(
+            query, reference.mask(*active), 5)
+    finally:
+        loaded.close()
+
+
+def test_changes_by_another_connection_reach_a_loaded_index(mem, store_path):
+    _fill(mem, copies=1)
+    assert mem.search("kafka consumer lag", pools="vector").results  # index loaded
+    other = engram.open(store_path, embedder="fake")
+    try:
+        added = other.save("kafka consumer lag alert fired for the billing topic").memory
+        top = other.search("redis session cache", pools="vector").results[0].memory.id
+        other.archive(top)
+    finally:
+        other.close()
+    ids = [r.memory.id for r in mem.search("kafka consumer lag alert", pools="vector").results]
+    assert added.id in ids
+    ids = [r.memory.id for r in mem.search("redis session cache", pools="vector", k=50).results]
+    assert top not in ids
+
+
+def test_no_status_filter_keeps_every_keyword_match(mem):
+    from dataclasses import replace
+
+    saved = mem.save_many([{"content": f"kafka consumer lag alert {i}"} for i in range(5)])
+    mem.archive(saved[0].memory.id)
+    any_status = replace(mem.filters(), statuses=())
+    assert len(mem.store.keyword_search([("kafka",)], "and", any_status, 10)) == 5
