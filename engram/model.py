@@ -88,6 +88,8 @@ def from_iso(value: str | None) -> datetime | None:
     if value is None:
         return None
     parsed = datetime.fromisoformat(value)
+    if parsed.tzinfo is UTC:  # what to_iso writes: every stored timestamp, no conversion
+        return parsed
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,14 +43,6 @@ def _strings(text: str) -> tuple[str, ...]:
     return () if text == "[]" else tuple(json.loads(text))
 
 
-def _stored_time(text: str | None) -> datetime | None:
-    """Fast path for the one form the store writes (UTC, "+00:00"); from_iso for others."""
-    if text is None:
-        return None
-    parsed = datetime.fromisoformat(text)
-    return parsed if parsed.tzinfo is UTC else from_iso(text)
-
-
 def _row_to_memory(row: sqlite3.Row | tuple) -> Memory:
     return Memory(
         id=row[0],
@@ -68,12 +60,12 @@ def _row_to_memory(row: sqlite3.Row | tuple) -> Memory:
         status=row[12],
         supersedes=row[13],
         superseded_by=row[14],
-        created_at=_stored_time(row[15]),  # type: ignore[arg-type]
-        updated_at=_stored_time(row[16]),  # type: ignore[arg-type]
-        event_at=_stored_time(row[17]),
-        expires_at=_stored_time(row[18]),
+        created_at=from_iso(row[15]),  # type: ignore[arg-type]
+        updated_at=from_iso(row[16]),  # type: ignore[arg-type]
+        event_at=from_iso(row[17]),
+        expires_at=from_iso(row[18]),
         access_count=row[19],
-        last_accessed_at=_stored_time(row[20]),
+        last_accessed_at=from_iso(row[20]),
         meta={} if row[21] == "{}" else json.loads(row[21]),
     )
 
