@@ -121,16 +121,8 @@ class VectorIndex:
         return code
 
     def upsert(self, row: IndexRow) -> None:
-        position = self._positions.get(row.rowid)
-        if position is None:
-            if self._size == len(self.rowids):
-                self._alloc(max(1024, self._size * 2))
-            position = self._size
-            self._size += 1
-            self._positions[row.rowid] = position
-        self.vectors[position] = row.vector
-        self.rowids[position] = row.rowid
-        self.set_fields(row.rowid, row.status, row.project, row.type, row.when)
+        self.put_many([row.rowid], row.vector[None, :], [row.status], [row.project],
+                      [row.type], [row.when])
 
     def put_many(
         self,
@@ -141,7 +133,7 @@ class VectorIndex:
         kinds: list[str],
         whens: list[float],
     ) -> None:
-        """`upsert` for many rows at once: loading 1M rows one by one took ~15 s."""
+        """Add or replace rows; one numpy assignment per field (1M rows one by one: ~15 s)."""
         new = len({r for r in rowids if r not in self._positions})
         if self._size + new > len(self.rowids):
             self._alloc(max(1024, self._size * 2, self._size + new))
