@@ -118,6 +118,14 @@ def fuse(
     return fused
 
 
+def term_evidence_applies(
+    keyword: Sequence[Candidate], groups: Sequence[tuple[str, ...]], weights: Weights
+) -> bool:
+    """Whether `term_evidence` can reorder anything: checked before loading any terms."""
+    return (len(keyword) >= 2 and len(groups) >= 2
+            and (weights.coverage > 0 or weights.adjacency > 0))
+
+
 def term_evidence(
     keyword: Sequence[Candidate],
     groups: Sequence[tuple[str, ...]],
@@ -142,7 +150,7 @@ def term_evidence(
     distractors, 34 queries) keeps every first place (one second place became third).
     Weighting coverage by in-pool rarity measured no better.
     """
-    if len(groups) < 2 or not keyword or (weights.coverage <= 0 and weights.adjacency <= 0):
+    if not term_evidence_applies(keyword, groups, weights):
         return list(keyword)
     # Padded with spaces, " a b " in " <terms> " <=> terms a and b are adjacent: one C-level
     # substring search per alternative, no per-memory tokenising.

@@ -74,10 +74,8 @@ def _document_frequency(store: Any, terms: list[str]) -> tuple[int, dict[str, in
 
 
 def _term_weights(service: Any, groups: list[tuple[str, ...]]) -> tuple[list[float], list[bool]]:
-    """(idf per group, is it distinctive); uniform and all distinctive when unknown."""
+    """(idf per group, is it distinctive enough to count as evidence on its own)."""
     firsts = [g[0] for g in groups]
-    if not hasattr(service.store, "document_frequency"):
-        return [1.0] * len(groups), [True] * len(groups)
     total, df = _document_frequency(service.store, firsts)
     total = max(int(total), 1)
     idf = [math.log(1 + total / (1 + df.get(t, 0))) for t in firsts]
@@ -106,10 +104,11 @@ def select(
         """(coverage, matched terms, distinctive matched terms) of the prompt in a memory."""
         if not weights:
             weights.append(_term_weights(service, groups))
-            terms_of = getattr(service.store, "terms_of", None)  # the indexed terms, one query
-            if terms_of is not None:
-                for memory_id, text in terms_of([r.memory.id for r in response.results]).items():
-                    stored_terms[memory_id] = set(text.split())
+            # The indexed terms, one query.
+            for memory_id, text in service.store.terms_of(
+                [r.memory.id for r in response.results]
+            ).items():
+                stored_terms[memory_id] = set(text.split())
         idf, distinctive = weights[0]
         terms = stored_terms.get(memory.id)
         if terms is None:
