@@ -383,26 +383,42 @@ def test_two_processes_converting_at_once_both_succeed(tmp_path: Path) -> None:
     assert sorted(p.name for p in cache.iterdir()) == [path.name, path.name + ".sha256"]
 
 
+STRIPE = "Stripe webhooks are retried three times with exponential backoff."
+PNPM = "Use pnpm, never npm, in this monorepo."
+PAYMENT_PARAPHRASE = "what happens when a payment callback fails"  # shares no word with STRIPE
+
+
+def _store_made_by(embedder: Embedder | str, path: Path, *contents: str) -> Path:
+    import engram
+
+    with engram.open(path, embedder=embedder) as mem:
+        for content in contents:
+            mem.save(content)
+    return path
+
+
+def _found_by_meaning(mem: Any) -> None:
+    """The paraphrase finds the Stripe memory: vector search is on again."""
+    response = mem.search(PAYMENT_PARAPHRASE)
+    assert not response.notes
+    assert "Stripe" in response.results[0].memory.content
+
+
 def test_store_of_the_previous_model_is_keyword_only_until_reindex(
     tmp_path: Path, bundled: Embedder, fp32_reference: Embedder
 ) -> None:
     import engram
 
-    db = tmp_path / "memory.db"
-    with engram.open(db, embedder=fp32_reference) as old:
-        old.save("Stripe webhooks are retried three times with exponential backoff.")
-        old.save("Use pnpm, never npm, in this monorepo.")
-    paraphrase = "what happens when a payment callback fails"  # shares no word with it
-
+    db = _store_made_by(fp32_reference, tmp_path / "memory.db", STRIPE, PNPM)
     with engram.open(db, embedder=bundled) as new:
         response = new.search("pnpm")
         assert any("engram reindex" in note for note in response.notes)
         assert "pnpm" in response.results[0].memory.content  # keywords still work
-        assert not any("Stripe" in r.memory.content for r in new.search(paraphrase).results)
+        assert not any(
+            "Stripe" in r.memory.content for r in new.search(PAYMENT_PARAPHRASE).results
+        )
         assert new.reindex() == 2
-        response = new.search(paraphrase)
-        assert not response.notes
-        assert "Stripe" in response.results[0].memory.content
+        _found_by_meaning(new)
 
     with engram.open(db, embedder=bundled) as reopened:  # the new name is recorded
         assert not reopened.search("pnpm").notes
@@ -415,22 +431,16 @@ def test_upkeep_re_embeds_a_store_of_the_previous_model_after_a_save(
     """After an upgrade the user runs nothing: the next save's upkeep re-embeds the store."""
     import engram
 
-    db = tmp_path / "memory.db"
-    with engram.open(db, embedder=fp32_reference) as old:
-        old.save("Stripe webhooks are retried three times with exponential backoff.")
-    paraphrase = "what happens when a payment callback fails"
-
+    db = _store_made_by(fp32_reference, tmp_path / "memory.db", STRIPE)
     with engram.open(db, embedder=bundled) as new:
         new.upkeep_mode = "inline"
         assert new.reembed_due
         assert "automatic upkeep" in new.search("Stripe").notes[0]
-        new.save("Use pnpm, never npm, in this monorepo.")  # upkeep runs after this save
+        new.save(PNPM)  # upkeep runs after this save
         assert new.upkeep_error is None
         assert not new.reembed_due
         assert new.upkeep_runs(1)[0]["report"]["reembedded"] == 2
-        response = new.search(paraphrase)
-        assert not response.notes
-        assert "Stripe" in response.results[0].memory.content
+        _found_by_meaning(new)
     with engram.open(db, embedder="none") as reopened:
         assert reopened.store.get_meta("embedder") == f"{bundled.name}:{bundled.dim}"
 
@@ -442,13 +452,11 @@ def test_an_unrelated_model_is_not_re_embedded_behind_the_users_back(
     with another model stays as it is until the user chooses `engram reindex`."""
     import engram
 
-    db = tmp_path / "memory.db"
-    with engram.open(db, embedder="fake") as other:
-        other.save("Stripe webhooks are retried three times.")
+    db = _store_made_by("fake", tmp_path / "memory.db", STRIPE)
     with engram.open(db, embedder=bundled) as new:
         new.upkeep_mode = "inline"
         assert not new.reembed_due
-        new.save("Use pnpm, never npm, in this monorepo.")
+        new.save(PNPM)
         assert new.store.get_meta("embedder").startswith("fake")
 
 
