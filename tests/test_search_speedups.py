@@ -2,13 +2,15 @@
 
 Covers vector scoring outside the store lock, the FTS5-sorted keyword plan
 (SQLiteStore._best_matches), BLAS thread handling and batched index loading
-(engram.store.vector_index) and the row parsing fast paths.
+(engram.store.vector_index), the row parsing fast paths, loading candidates only as
+far as they can reach the top k (retrieval._rerank) and the batched dedup scan
+(SQLiteStore.nearest_in_project).
 """
 
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +109,33 @@ def test_concurrent_searches_from_threads_match_serial_ones(mem):
     assert len(got) == 6 * len(QUERIES)
     for (_, q), snap in got.items():
         assert snap == expected[q]
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_loading_candidates_as_needed_ranks_like_loading_them_all(mem, clock, monkeypatch, k):
+    """The re-ranking factors (decay, importance, confidence, pins, project, files, type)
+    vary a lot here; stopping early must never change the top k or their scores."""
+    records = []
+    for i in range(120):
+        topic = TOPICS[i % len(TOPICS)]
+        records.append({
+            "content": f"{topic} ({i})",
+            "type": ["constraint", "project_fact", "episode", "verified_command"][i % 4],
+            "project": ["shop", None, "infra"][i % 3],
+            "files": ["src/cart/session.ts"] if i % 5 == 0 else [],
+            "importance": (i % 10) / 10, "confidence": 0.5 + (i % 5) / 10,
+            "pinned": i % 17 == 0,
+            "created_at": datetime(2024, 1, 1, tzinfo=UTC) + timedelta(days=3 * i),
+        })
+    mem.save_many(records)
+    cases = [dict(), dict(project="shop"), dict(files=["src/cart/session.ts"]),
+             dict(rerank=False), dict(pools="keyword"), dict(pools="vector")]
+    fast = {(q, i): _snapshot(mem.search(q, k=k, **case))
+            for q in QUERIES for i, case in enumerate(cases)}
+    monkeypatch.setattr(retrieval, "_LOAD_STEP", 10_000)  # the first batch loads them all
+    for q in QUERIES:
+        for i, case in enumerate(cases):
+            assert fast[(q, i)] == _snapshot(mem.search(q, k=k, **case)), (q, case)
 
 
 # --- keyword plan ---------------------------------------------------------------------
@@ -292,3 +321,45 @@ def test_no_status_filter_keeps_every_keyword_match(mem):
     mem.archive(saved[0].memory.id)
     any_status = replace(mem.filters(), statuses=())
     assert len(mem.store.keyword_search([("kafka",)], "and", any_status, 10)) == 5
+
+
+# --- dedup scan -------------------------------------------------------------------------
+
+
+def _stored_vectors(mem: engram.service.Engram) -> dict[str, tuple[np.ndarray, str | None, str]]:
+    rows = mem.store._db.execute(
+        "SELECT m.id, v.vec, m.project, m.status FROM memories m JOIN vectors v"
+        " ON v.rowid = m.rowid"
+    ).fetchall()
+    return {r[0]: (np.frombuffer(r[1], np.float16).astype(np.float32), r[2], r[3]) for r in rows}
+
+
+@pytest.mark.parametrize(("min_score", "limit"), [(0.0, 4), (0.3, 8), (0.95, 8)])
+def test_the_batched_dedup_scan_finds_what_a_full_comparison_finds(mem, min_score, limit):
+    """Active memories of exactly the query's project, at least min_score, best first."""
+    saved = mem.save_many([
+        {"content": f"{TOPICS[i % len(TOPICS)]} variant {i} of {i * 7 % 13}",
+         "project": [None, "shop", "infra"][i % 3]}
+        for i in range(90)
+    ])
+    for result in saved[::9]:
+        mem.archive(result.memory.id)
+    stored = _stored_vectors(mem)
+    rng = np.random.default_rng(5)
+    targets = [r.memory for r in saved[::4]]
+    queries = np.stack([stored[m.id][0] for m in targets])
+    queries = queries + rng.normal(0, 0.02, queries.shape).astype(np.float32)
+    projects = [m.project for m in targets]
+    projects[1], projects[2] = "elsewhere", None
+    got = mem.store.nearest_in_project(queries, projects, min_score, limit)
+    for query, project, hits in zip(queries, projects, got, strict=True):
+        expected = sorted(
+            ((float(vector @ query), memory_id) for memory_id, (vector, p, status)
+             in stored.items() if p == project and status == "active"),
+            reverse=True,
+        )
+        expected = [(memory_id, score) for score, memory_id in expected if score >= min_score]
+        assert [c.memory_id for c in hits] == [memory_id for memory_id, _ in expected[:limit]]
+        assert [c.score for c in hits] == pytest.approx([s for _, s in expected[:limit]],
+                                                         abs=1e-5)
+    assert any(got) and not got[1]  # an unknown project has no neighbours

@@ -578,8 +578,9 @@ class SQLiteStore:
     ) -> list[list[Candidate]]:
         """For each query, active memories of exactly its project scoring ≥ min_score.
 
-        One matrix product for a whole batch: dedup at save time costs ~1 ms a memory at
-        100K memories instead of a full scan per memory.
+        One matrix product per project of the batch, over that project's rows: dedup at
+        save time costs what the project's size costs (it was ~1 ms a memory at 100K
+        memories, all scanned, whatever the project).
         """
         import numpy as np
 
@@ -588,17 +589,26 @@ class SQLiteStore:
             if index is None or index.dim != queries.shape[1] or not len(queries):
                 return [[] for _ in projects]
             n = index._size
-            scores = index.vectors[:n] @ queries.astype(np.float32).T
             active = index.status[:n] == 0
-            results: list[list[Candidate]] = []
-            rowid_hits: list[list[tuple[int, float]]] = []
-            for column, project in enumerate(projects):
-                code = -1 if project is None else index._projects.get(project, -2)
-                mask = active & (index.project[:n] == code)
-                column_scores = np.where(mask, scores[:, column], -np.inf)
-                top = np.flatnonzero(column_scores >= min_score)
-                top = top[np.argsort(-column_scores[top], kind="stable")][:limit]
-                rowid_hits.append([(int(index.rowids[p]), float(column_scores[p])) for p in top])
+            codes = [-1 if p is None else index._projects.get(p, -2) for p in projects]
+            rowid_hits: list[list[tuple[int, float]]] = [[] for _ in projects]
+            for code in dict.fromkeys(codes):
+                columns = [c for c, other in enumerate(codes) if other == code]
+                rows = np.flatnonzero(active & (index.project[:n] == code))
+                if not len(rows):
+                    continue  # includes a project the store has never seen
+                batch = queries[columns].astype(np.float32).T
+                # A project's own rows only: the scan grows with the project, not the store.
+                # Most of the store in one project: one product, no copy of its rows.
+                scores = (index.vectors[:n] @ batch)[rows] if 2 * len(rows) > n \
+                    else index.vectors[rows] @ batch
+                for j, column in enumerate(columns):
+                    column_scores = scores[:, j]
+                    top = np.flatnonzero(column_scores >= min_score)
+                    top = top[np.argsort(-column_scores[top], kind="stable")][:limit]
+                    rowid_hits[column] = [
+                        (int(index.rowids[rows[p]]), float(column_scores[p])) for p in top
+                    ]
             wanted = sorted({r for hits in rowid_hits for r, _ in hits})
             ids: dict[int, str] = {}
             for start in range(0, len(wanted), 500):
@@ -610,9 +620,7 @@ class SQLiteStore:
                         chunk,
                     ).fetchall()
                 )
-            for hits in rowid_hits:
-                results.append([Candidate(ids[r], sc) for r, sc in hits if r in ids])
-        return results
+        return [[Candidate(ids[r], sc) for r, sc in hits if r in ids] for hits in rowid_hits]
 
     def has_vectors(self) -> bool:
         with self._lock:
