@@ -90,7 +90,7 @@ def _matched(group: tuple[str, ...], terms: set[str]) -> bool:
 def select(
     service: Any, prompt: str, project: str | None, exclude: set[str] | frozenset[str] = frozenset()
 ) -> list[Recalled]:
-    from ..text import index_terms, query_terms
+    from ..text import query_terms
 
     groups = list({g[0]: g for g in query_terms(prompt)}.values())  # "refund", "refunds"
     if not groups:
@@ -111,10 +111,8 @@ def select(
                 stored_terms[memory_id] = set(text.split())
         idf, distinctive = weights[0]
         terms = stored_terms.get(memory.id)
-        if terms is None:
-            terms = set(index_terms("\n".join(
-                [memory.content, memory.problem or "", memory.solution or "",
-                 " ".join(memory.tags), " ".join(memory.files)])).split())
+        if terms is None:  # gone from the index since the search (another process)
+            terms = set(service._terms(memory).split())
         hits = [i for i, g in enumerate(groups) if _matched(g, terms)]
         coverage = sum(idf[i] for i in hits) / (sum(idf) or 1.0)
         return coverage, len(hits), sum(1 for i in hits if distinctive[i])
