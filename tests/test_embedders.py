@@ -89,7 +89,7 @@ def test_bundled_is_lazy_and_shared() -> None:
 
     fresh = BundledEmbedder()
     assert not fresh.loaded  # construction loads nothing
-    assert (fresh.name, fresh.dim) == ("minilm-l6-v2-int8dq", 384)
+    assert (fresh.name, fresh.dim) == ("minilm-l6-v2-int8dq-fused", 384)
     assert get_embedder("bundled") is get_embedder("BUNDLED")  # one model per process
 
 
@@ -281,10 +281,132 @@ def test_conversion_rewrites_every_weight_matmul_and_is_deterministic() -> None:
 
     source = _resolve_model(None)
     data = convert.convert(source)
-    ops = Counter(node.op_type for node in onnx.load_from_string(data).graph.node)
-    assert ops["DynamicQuantizeMatMul"] == 36  # 6 layers x (q, k, v, out, ffn in, ffn out)
-    assert ops["MatMul"] == 12  # attention's scores and weighted sums stay fp32
+    nodes = onnx.load_from_string(data).graph.node
+    ops = Counter(node.op_type for node in nodes)
+    # 6 layers x (q, k, v, out, ffn in, ffn out), each with its bias folded in
+    assert ops["DynamicQuantizeMatMul"] == 36
+    assert all(len(n.input) == 5 for n in nodes if n.op_type == "DynamicQuantizeMatMul")
+    assert ops["MultiHeadAttention"] == 6 and ops["Gelu"] == 6  # one per layer
+    assert ops["MatMul"] == ops["Softmax"] == ops["Erf"] == ops["IsNaN"] == 0
+    assert len(nodes) <= 140  # 313 before the fusions
     assert convert.convert(source) == data  # same bytes every time: a cache key can name it
+
+
+def _onnx_vectors(graph: bytes, texts: list[str], batch: int) -> np.ndarray:
+    """Mean-pooled unit vectors of ``graph`` (bundled's pipeline), ``batch`` texts per run."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(DATA / "tokenizer.json"))
+    tok.no_padding()
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    opts.intra_op_num_threads = 1
+    session = ort.InferenceSession(graph, sess_options=opts, providers=["CPUExecutionProvider"])
+    rows = []
+    for start in range(0, len(texts), batch):
+        encodings = tok.encode_batch(texts[start : start + batch])
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), np.int64)
+        mask = np.zeros_like(ids)
+        for row, e in enumerate(encodings):
+            ids[row, : len(e.ids)] = e.ids
+            mask[row, : len(e.ids)] = 1
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                    "token_type_ids": np.zeros_like(ids)})[0]
+        pooled = np.einsum("nl,nld->nd", mask.astype(np.float32), hidden) / mask.sum(1)[:, None]
+        rows.append(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
+    return np.concatenate(rows)
+
+
+@pytest.fixture(scope="module")
+def unfused_graph() -> bytes:
+    """Only the int8 rewrite, as converter versions 1 made it (model minilm-l6-v2-int8dq)."""
+    from engram.embedders import convert
+    from engram.embedders.bundled import _resolve_model
+
+    return convert.convert(_resolve_model(None), fusions=())
+
+
+#: Short and long texts, so that batches of them are padded.
+FUSION_SAMPLE = [q for _, q in QUALITY_PAIRS[:4]] + coding_notes(6) + [
+    "Caroline: I went to the LGBTQ support group yesterday and it was so powerful. " * 3
+]
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_fused_graph_computes_what_the_unfused_one_does(unfused_graph: bytes, batch: int) -> None:
+    """Same function up to float rounding, which the int8 activations amplify a little
+    (hence a model name of its own), one text per run or in padded batches: the padding
+    mask reaches the fused attention."""
+    from engram.embedders import convert
+    from engram.embedders.bundled import _resolve_model
+
+    fused = convert.convert(_resolve_model(None))
+    cosines = (_onnx_vectors(fused, FUSION_SAMPLE, batch)
+               * _onnx_vectors(unfused_graph, FUSION_SAMPLE, batch)).sum(axis=1)
+    assert cosines.mean() >= 0.999
+    assert cosines.min() >= 0.99
+
+
+@pytest.mark.parametrize("fusions", [("bias",), ("gelu",), ("attention",)])
+def test_each_fusion_alone_makes_a_valid_graph(unfused_graph: bytes, fusions: tuple[str, ...]
+                                               ) -> None:
+    """`bench --fusions` measures them one by one: each must stand on its own."""
+    from engram.embedders import convert
+    from engram.embedders.bundled import _resolve_model
+
+    graph = convert.convert(_resolve_model(None), fusions=fusions)
+    cosines = (_onnx_vectors(graph, FUSION_SAMPLE, 4)
+               * _onnx_vectors(unfused_graph, FUSION_SAMPLE, 4)).sum(axis=1)
+    assert cosines.min() >= 0.99
+
+
+def test_conversion_refuses_a_graph_it_does_not_fully_recognise(tmp_path: Path) -> None:
+    """One layer whose attention differs from the pattern: no graph at all, not a graph
+    with five fused layers and one wrong one."""
+    import onnx
+    from onnx import numpy_helper
+
+    from engram.embedders import convert
+    from engram.embedders.bundled import _resolve_model
+
+    model = onnx.load(str(_resolve_model(None)))
+    isnan = next(n for n in model.graph.node if n.op_type == "IsNaN")
+    guard = next(n for n in model.graph.node if n.input and n.input[0] == isnan.output[0])
+    model.graph.initializer.append(numpy_helper.from_array(np.array(0.5, np.float32), "half"))
+    guard.input[1] = "half"  # NaN -> 0.5: no longer the no-op guard the fusion drops
+    source = tmp_path / "model.onnx"
+    onnx.save(model, str(source))
+    with pytest.raises(convert.ConversionError, match="attention"):
+        convert.convert(source)
+    with pytest.raises(ValueError, match="unknown"):
+        convert.convert(source, fusions=("bias", "nonsense"))
+
+
+def test_converter_version_bump_rebuilds_the_cache(tmp_path: Path) -> None:
+    """A cache written by an older converter is ignored, not served: a new file is made
+    and the old one (~23 MB) is deleted, as is the graph of a replaced model name; other
+    files in the directory are left alone."""
+    from engram.embedders import convert
+    from engram.embedders.bundled import MODEL_SHA256, PREVIOUS_MODEL_NAMES, BundledEmbedder
+
+    cache = tmp_path / "models"
+    with pytest.MonkeyPatch.context() as older:
+        older.setattr(convert, "CONVERTER_VERSION", convert.CONVERTER_VERSION - 1)
+        old_path = _cache_file(cache)
+        assert convert.store(old_path, b"a graph from an older converter")
+    replaced = convert.cache_path(cache, PREVIOUS_MODEL_NAMES[-1], MODEL_SHA256)
+    assert convert.store(replaced, b"a graph of the model this one replaced")
+    (cache / "other-model-c1.onnx").write_bytes(b"not ours")
+    new_path = _cache_file(cache)
+    assert new_path != old_path
+    BundledEmbedder(cache_dir=cache, threads=1).embed_query("rebuilt")
+    assert convert.load_cached(new_path) is not None
+    for gone in (old_path, replaced):
+        assert not gone.exists()
+        assert not gone.with_name(gone.name + ".sha256").exists()
+    assert (cache / "other-model-c1.onnx").exists()
 
 
 def test_first_load_caches_the_graph_and_the_next_load_reuses_it(
@@ -425,12 +547,16 @@ def test_store_of_the_previous_model_is_keyword_only_until_reindex(
         assert reopened.store.get_meta("embedder") == f"{bundled.name}:{bundled.dim}"
 
 
+@pytest.mark.parametrize("previous", ["minilm-l6-v2-int8", "minilm-l6-v2-int8dq"])
 def test_upkeep_re_embeds_a_store_of_the_previous_model_after_a_save(
-    tmp_path: Path, bundled: Embedder, fp32_reference: Embedder
+    tmp_path: Path, bundled: Embedder, fp32_reference: Embedder, previous: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """After an upgrade the user runs nothing: the next save's upkeep re-embeds the store."""
+    """After an upgrade the user runs nothing: the next save's upkeep re-embeds the store,
+    whichever earlier version of the bundled model made it."""
     import engram
 
+    monkeypatch.setattr(fp32_reference, "name", previous)
     db = _store_made_by(fp32_reference, tmp_path / "memory.db", STRIPE)
     with engram.open(db, embedder=bundled) as new:
         new.upkeep_mode = "inline"

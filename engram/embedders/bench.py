@@ -4,6 +4,8 @@ Run ``python -m engram.embedders.bench [SPEC] [--sweep]`` (SPEC defaults to
 ``bundled``). Kept in the package, not in a scratch script, so the numbers
 behind the defaults in ``bundled.py`` (batch size, threading) can be re-made
 on any machine, and so the tests can reuse the quality pairs.
+``python -m engram.embedders.bench --fusions`` compares the graph rewrites of
+:mod:`engram.embedders.convert` instead (CPU per text, A/B interleaved).
 """
 
 from __future__ import annotations
@@ -183,13 +185,78 @@ def _timed(fn: Callable[..., Any], *args: Any) -> float:
     return time.perf_counter() - t0
 
 
+#: Graph variants ``--fusions`` compares: no fusion, each alone, and the default.
+FUSION_SETS: dict[str, tuple[str, ...]] = {
+    "unfused": (), "bias": ("bias",), "gelu": ("gelu",), "attention": ("attention",),
+    "default": ("bias", "gelu", "attention"),
+}
+
+
+def compare_fusions(rounds: int = 5) -> None:
+    """Print CPU ms per text of each :data:`FUSION_SETS` graph, one thread, one text per run.
+
+    Every text runs on every graph in turn (rotating order) and the thread's CPU
+    time is charged to the graph that ran: on a shared, drifting VM this makes
+    the ratios far steadier than timing one graph after another.
+    """
+    import numpy as np
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    from engram.embedders import bundled, convert
+
+    source = bundled._resolve_model(None)
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    sessions = {name: ort.InferenceSession(convert.convert(source, fusions), sess_options=opts,
+                                           providers=["CPUExecutionProvider"])
+                for name, fusions in FUSION_SETS.items()}
+    tok = Tokenizer.from_file(str(bundled.TOKENIZER_PATH))
+    tok.enable_truncation(max_length=bundled.MAX_TOKENS)
+    tok.no_padding()
+    notes = coding_notes(400)
+    texts = {"memories": [f"{a} {b}" for a, b in zip(notes[::2], notes[1::2], strict=True)],
+             "queries": [q for _, q in QUALITY_PAIRS] * 5}
+    names = list(sessions)
+    print(f"load average {os.getloadavg()}")
+    for kind, items in texts.items():
+        ids = [np.array([e.ids], dtype=np.int64) for e in tok.encode_batch(items)]
+        per_round: dict[str, list[float]] = {name: [] for name in names}
+        for _ in range(rounds):
+            cpu = dict.fromkeys(names, 0.0)
+            for i, x in enumerate(ids):
+                feeds = {"input_ids": x, "attention_mask": np.ones_like(x),
+                         "token_type_ids": np.zeros_like(x)}
+                for name in names[i % len(names):] + names[: i % len(names)]:
+                    t0 = time.thread_time()
+                    sessions[name].run(None, feeds)
+                    cpu[name] += time.thread_time() - t0
+            for name in names:
+                per_round[name].append(cpu[name] / len(ids) * 1000)
+        tokens = statistics.mean(x.shape[1] for x in ids)
+        print(f"{kind}: {len(ids)} texts, {tokens:.1f} tokens on average, {rounds} rounds")
+        for name in names:
+            ratio = statistics.median(
+                a / b for a, b in zip(per_round[name], per_round["unfused"], strict=True))
+            print(f"  {name:22s} {statistics.median(per_round[name]):6.2f} ms/text  "
+                  f"x{ratio:.3f} of unfused")
+    print(f"load average {os.getloadavg()}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("spec", nargs="?", default="bundled")
     parser.add_argument("--sweep", action="store_true",
                         help="bundled only: throughput for several batch sizes and thread counts")
     parser.add_argument("-n", type=int, default=1000, help="notes for the throughput test")
+    parser.add_argument("--fusions", action="store_true",
+                        help="compare the bundled graph's rewrites (CPU per text) and exit")
     args = parser.parse_args(argv)
+    if args.fusions:
+        compare_fusions()
+        return
 
     from engram.embedders import get_embedder
 
