@@ -21,7 +21,7 @@ version or a replaced model name wrote are deleted once the new one is stored.
 
 After the int8 rewrite, :mod:`.fusions` folds each projection's bias into its
 ``DynamicQuantizeMatMul`` and fuses GELU and attention into onnxruntime contrib
-operators: 313 nodes become ~130 and a text costs ~20% less CPU.
+operators: 313 nodes become 85 and a text costs ~20% less CPU.
 """
 
 from __future__ import annotations

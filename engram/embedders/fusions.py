@@ -2,7 +2,7 @@
 
 Why: after the int8 rewrite the weight MatMuls are only ~40% of a run's time;
 the rest is per-node overhead and small passes over ``(batch, tokens, 384)``
-tensors (313 nodes for a 6-layer model). Three rewrites, 313 -> ~130 nodes,
+tensors (313 nodes for a 6-layer model). Three rewrites, 313 -> 85 nodes,
 ~20% less CPU per text (``python -m engram.embedders.bench --fusions``):
 bias folding (:func:`fold_matmul_bias`, bit-exact), GELU (:func:`fuse_gelu`)
 and attention (:func:`fuse_attention`) as onnxruntime contrib operators.
