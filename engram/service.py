@@ -49,6 +49,9 @@ DUPLICATE_SIMILARITY = 0.95
 CONFLICT_SIMILARITY = 0.80
 CONFIRM_STEP = 0.1
 EMBED_BATCH = 64
+#: Imports of more than one transaction's worth (EMBED_BATCH * 4 records) end by merging
+#: the keyword index's segments (SQLiteStore.tidy_keyword_index).
+TIDY_AFTER = EMBED_BATCH * 4
 MEMORY_FIELDS = frozenset(f.name for f in dataclass_fields(Memory))
 # What an update may change; id, status, links and timestamps belong to the service.
 UPDATABLE_FIELDS = frozenset(
@@ -861,6 +864,8 @@ class EngramCore:
             if len(batch) >= EMBED_BATCH * 4:
                 flush()
         flush()
+        if result.imported >= TIDY_AFTER:
+            self.store.tidy_keyword_index()
         return result
 
     def _import_batch(self, prepared: list[tuple[Memory, tuple[str, ...]]]) -> list[SaveResult]:
@@ -906,6 +911,7 @@ class EngramCore:
             done += len(chunk)
             if progress:
                 progress(done, len(memories))
+        self.store.tidy_keyword_index()  # every row's terms were rewritten
         return done
 
 

@@ -9,6 +9,7 @@ far as they can reach the top k (retrieval._rerank) and the batched dedup scan
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -184,6 +185,36 @@ def test_fts_sorted_plan_falls_back_when_the_best_matches_are_filtered_out(mem, 
     assert {c.memory_id for c in fast} <= {r.memory.id for r in saved}
     archived = mem.filters(status="archived")
     assert len(store.keyword_search(groups, "and", archived, 50)) == 30
+
+
+def test_a_large_import_leaves_a_compact_keyword_index(tmp_path: Path, clock, monkeypatch):
+    """Each import transaction adds an FTS5 segment that every keyword lookup visits; the
+    import ends by merging them, and no search result changes."""
+    from engram.exchange import parse
+
+    text = "".join(
+        json.dumps({"content": f"{TOPICS[i % len(TOPICS)]} (import {i})",
+                    "project": ["shop", None][i % 2]}) + "\n"
+        for i in range(1400)
+    )
+
+    def imported(name: str, tidy: bool) -> tuple[int, dict[str, list[str]]]:
+        mem = engram.open(tmp_path / name, embedder="fake", clock=clock)
+        try:
+            if not tidy:
+                monkeypatch.setattr(mem.store, "tidy_keyword_index", lambda: None)
+            assert mem.import_records(parse(text)).imported == 1400
+            segments = mem.store._db.execute(
+                "SELECT count(DISTINCT segid) FROM memories_fts_idx").fetchone()[0]
+            found = {q: [r.memory.content for r in mem.search(q, pools="keyword").results]
+                     for q in QUERIES}
+            return segments, found
+        finally:
+            mem.close()
+
+    compact, piled = imported("tidy.db", True), imported("piled.db", False)
+    assert compact[1] == piled[1]
+    assert compact[0] < piled[0]
 
 
 def test_filtered_keyword_searches_keep_their_filters(mem):
