@@ -78,7 +78,8 @@ def test_engram_bench_scale_cli_runs_a_tiny_store(cli_env, tmp_path):
     results = tmp_path / "RESULTS.md"
     proc = run_cli(
         cli_env, "bench", "scale", "--sizes", "200", "--sample", "100", "--runs", "1",
-        "--queries", "10", "--embedder", EMBEDDER, "--results", str(results), "--json",
+        "--queries", "10", "--settle", "0", "--embedder", EMBEDDER, "--results", str(results),
+        "--json",
     )
     assert proc.returncode == 0, proc.stderr
     (row,) = json.loads(proc.stdout)
