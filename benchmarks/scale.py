@@ -355,8 +355,8 @@ def render(rows: list[dict[str, Any]], embedder: str, full: bool, sample: int,
     if settle > 0:
         waited = ", ".join(f"{r['size']:,}: {r.get('settled_s', 0):.0f} s" for r in rows)
         lines[-1] += (" Ingest and the warm searches each start once the 1-minute load "
-                      f"average is below {SETTLE_LOAD:g} (waiting at most {settle:g} s; "
-                      f"waited {waited}).")
+                      f"average is below {SETTLE_LOAD:g} (waiting at most {settle:g} s "
+                      f"each; waited in all {waited}).")
     for row in rows:
         lines.append(f"- {row['size']:,}: " + "; ".join(_verdicts(row)))
         if row.get("distinct_records"):

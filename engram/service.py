@@ -49,7 +49,7 @@ DUPLICATE_SIMILARITY = 0.95
 CONFLICT_SIMILARITY = 0.80
 CONFIRM_STEP = 0.1
 EMBED_BATCH = 64
-#: Imports of more than one transaction's worth (EMBED_BATCH * 4 records) end by merging
+#: Imports of at least one transaction's worth (EMBED_BATCH * 4 records) end by merging
 #: the keyword index's segments (SQLiteStore.tidy_keyword_index).
 TIDY_AFTER = EMBED_BATCH * 4
 MEMORY_FIELDS = frozenset(f.name for f in dataclass_fields(Memory))
