@@ -92,6 +92,21 @@ def test_daily_upkeep_and_inline_mode(lc, clock):
     assert health["upkeep"]["writes_since_last_run"] == 0
 
 
+def test_upkeep_merges_the_keyword_index_that_single_saves_fragment(lc, clock):
+    def segments() -> int:
+        return lc.store._db.execute(
+            "SELECT count(DISTINCT segid) FROM memories_fts_idx").fetchone()[0]
+
+    for i in range(40):  # one transaction, so one FTS5 segment, each
+        lc.save(f"Deploy note {i}: staging uses blue-green releases on port {8000 + i}")
+    before = segments()
+    found = [r.memory.id for r in lc.search("blue-green staging", pools="keyword").results]
+    lc.upkeep("manual")
+    assert segments() < before
+    assert [r.memory.id for r in lc.search("blue-green staging", pools="keyword").results] \
+        == found
+
+
 def test_one_run_at_a_time_across_processes(lc, clock):
     now = clock.now
     run_id = storage.claim_run(lc.store, "other-process", now, now - upkeep.LEASE)

@@ -67,7 +67,7 @@ def due(service: Engram) -> str | None:
 
 
 def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
-    """GC, then consolidation, then recall-log pruning; recorded in upkeep_runs."""
+    """GC, consolidation, recall-log pruning, keyword-index merging; in upkeep_runs."""
     store = service.store
     settings = service.lifecycle_settings
     now = service.clock()
@@ -82,6 +82,8 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
         merged = consolidation.plan(service, settings, dry_run=False)
         consolidation.apply(service, merged)
         pruned = audit.prune(service)
+        # Single saves (the hook's) each add an FTS5 segment; merge them between imports.
+        store.tidy_keyword_index()
         report = {
             "trigger": trigger, "pid": os.getpid(), "thread": threading.current_thread().name,
             "gc": collected.summary(), "consolidate": merged.summary(),
