@@ -244,31 +244,22 @@ def file_overlap(memory_files: Sequence[str], wanted: Sequence[str], content: st
     return hits / len(wanted)
 
 
-def factor_bounds(
+def factor_ceiling(
     weights: Weights = DEFAULT_WEIGHTS, *, project: bool = False, files: bool = False
-) -> tuple[float, float]:
-    """The smallest and largest product `rerank_factors` can give, for safe pruning.
+) -> float:
+    """The largest product `rerank_factors` can give, for safe pruning.
 
-    A candidate whose relevance times the largest product is below the k-th best
-    relevance times the smallest cannot reach the top k, so it need not be loaded.
+    A candidate whose relevance times this is below the k-th best score found so far
+    cannot reach the top k, so it need not be loaded (retrieval._rerank).
     """
     types = list(weights.type_weight.values()) or [1.0]
-    low = (
-        min(weights.decay_floor, 1.0)
-        * min(weights.pinned_boost, 1.0)
-        * (1 - weights.confidence_span)
-        * (1 - weights.importance_span * 0.5)
-        * min(min(types), 1.0)
-        * (min(weights.global_project, 1.0) if project else 1.0)
-    )
-    high = (
+    return (
         (1 + weights.importance_span * 0.5)
         * max(weights.pinned_boost, 1.0)
         * max(max(types), 1.0)
         * (max(weights.global_project, 1.0) if project else 1.0)
         * ((1 + weights.files_boost) if files else 1.0)
     )
-    return low, high
 
 
 def combine(factors: dict[str, float]) -> float:

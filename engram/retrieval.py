@@ -180,14 +180,14 @@ def _rerank(
 ) -> list[_Ranked]:
     """The top k after re-ranking, loading candidates best relevance first, only as needed.
 
-    Exact, not a heuristic: the re-ranking factors are bounded (ranking.factor_bounds), so
+    Exact, not a heuristic: the re-ranking factors are bounded (ranking.factor_ceiling), so
     once a candidate's relevance times the largest possible product is below the k-th
     best score found so far, neither it nor anything after it can reach the top k.
     Loading every fused candidate was a third of a warm search at 10K memories; a fixed
     bound against the k-th relevance still loaded 42 (median) of them, this loads 26.
     """
     high = (
-        ranking.factor_bounds(weights, project=filters.project is not None, files=bool(files))[1]
+        ranking.factor_ceiling(weights, project=filters.project is not None, files=bool(files))
         if rerank else 1.0
     )
     order = sorted(fused.items(), key=lambda pair: (-pair[1].relevance, pair[0]))
@@ -195,7 +195,7 @@ def _rerank(
     best: list[float] = []  # min-heap of the k best scores so far
     start = 0
     while start < len(order):
-        # The margin covers float rounding between factor_bounds' product and combine's.
+        # The margin covers float rounding between factor_ceiling's product and combine's.
         if len(best) == k and order[start][1].relevance * high * (1 + 1e-9) < best[0]:
             break
         batch = order[start : start + (k + _LOAD_STEP if start == 0 else _LOAD_STEP)]
