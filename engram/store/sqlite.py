@@ -602,7 +602,7 @@ class SQLiteStore:
                 return [[] for _ in projects]
             n = index._size
             active = index.status[:n] == 0
-            codes = [-1 if p is None else index._projects.get(p, -2) for p in projects]
+            codes = [index.project_code(p) for p in projects]
             rowid_hits: list[list[tuple[int, float]]] = [[] for _ in projects]
             for code in dict.fromkeys(codes):
                 columns = [c for c, other in enumerate(codes) if other == code]

@@ -120,6 +120,13 @@ class VectorIndex:
             code = table[value] = len(table)
         return code
 
+    def project_code(self, project: str | None) -> int:
+        """The code the rows of `project` carry: -1 for no project, -2 (no row) if unseen."""
+        return -1 if project is None else self._projects.get(project, -2)
+
+    def _store_project(self, project: str | None) -> int:
+        return -1 if project is None else self._code(self._projects, project)
+
     def upsert(self, row: IndexRow) -> None:
         self.put_many([row.rowid], row.vector[None, :], [row.status], [row.project],
                       [row.type], [row.when])
@@ -147,9 +154,7 @@ class VectorIndex:
         self.vectors[positions] = vectors
         self.rowids[positions] = rowids
         self.status[positions] = [STATUS_CODES.get(s, -1) for s in statuses]
-        self.project[positions] = [
-            -1 if p is None else self._code(self._projects, p) for p in projects
-        ]
+        self.project[positions] = [self._store_project(p) for p in projects]
         self.kind[positions] = [self._code(self._types, k) for k in kinds]
         self.when[positions] = whens
 
@@ -160,7 +165,7 @@ class VectorIndex:
         if position is None:
             return
         self.status[position] = STATUS_CODES.get(status, -1)
-        self.project[position] = -1 if project is None else self._code(self._projects, project)
+        self.project[position] = self._store_project(project)
         self.kind[position] = self._code(self._types, kind)
         self.when[position] = when
 
@@ -184,8 +189,7 @@ class VectorIndex:
         # One status (the default, active) is a plain comparison: np.isin costs ~10x more.
         mask = self.status[:n] == codes[0] if len(codes) == 1 else np.isin(self.status[:n], codes)
         if project is not None:
-            code = self._projects.get(project, -2)
-            in_project = self.project[:n] == code
+            in_project = self.project[:n] == self.project_code(project)
             if include_global:
                 in_project |= self.project[:n] == -1
             mask &= in_project
