@@ -240,19 +240,28 @@ def test_import_is_cheap() -> None:
 SAMPLE = [m for m, _ in QUALITY_PAIRS] + [q for _, q in QUALITY_PAIRS] + coding_notes(120)
 
 
+def _embedder_running(graph: bytes | str, batch_size: int = 1) -> Any:
+    """A BundledEmbedder whose session runs ``graph`` instead of the cached conversion:
+    bundled's own tokenizer, batching, padding and pooling around another graph."""
+    from engram.embedders import bundled as bundled_module
+
+    embedder = bundled_module.BundledEmbedder(threads=1, batch_size=batch_size)
+    original = bundled_module._fast_graph
+    bundled_module._fast_graph = lambda model, cache_dir: graph
+    try:
+        embedder.embed_query("load the graph")
+    finally:
+        bundled_module._fast_graph = original
+    return embedder
+
+
 @pytest.fixture(scope="module")
 def fp32_reference() -> Embedder:
     """The packaged graph run as is (all MatMuls in fp32): the vector space before the
     conversion, under the name stores recorded for it."""
     from engram.embedders import bundled as bundled_module
 
-    embedder = bundled_module.BundledEmbedder(threads=1)
-    original = bundled_module._fast_graph
-    bundled_module._fast_graph = lambda model, cache_dir: str(model)
-    try:
-        embedder.embed_query("load the unconverted graph")
-    finally:
-        bundled_module._fast_graph = original
+    embedder = _embedder_running(str(bundled_module._resolve_model(None)))
     embedder.name = bundled_module.PREVIOUS_MODEL_NAMES[0]
     return embedder
 
@@ -293,30 +302,8 @@ def test_conversion_rewrites_every_weight_matmul_and_is_deterministic() -> None:
 
 
 def _onnx_vectors(graph: bytes, texts: list[str], batch: int) -> np.ndarray:
-    """Mean-pooled unit vectors of ``graph`` (bundled's pipeline), ``batch`` texts per run."""
-    import onnxruntime as ort
-    from tokenizers import Tokenizer
-
-    tok = Tokenizer.from_file(str(DATA / "tokenizer.json"))
-    tok.no_padding()
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    opts.intra_op_num_threads = 1
-    session = ort.InferenceSession(graph, sess_options=opts, providers=["CPUExecutionProvider"])
-    rows = []
-    for start in range(0, len(texts), batch):
-        encodings = tok.encode_batch(texts[start : start + batch])
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), np.int64)
-        mask = np.zeros_like(ids)
-        for row, e in enumerate(encodings):
-            ids[row, : len(e.ids)] = e.ids
-            mask[row, : len(e.ids)] = 1
-        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                    "token_type_ids": np.zeros_like(ids)})[0]
-        pooled = np.einsum("nl,nld->nd", mask.astype(np.float32), hidden) / mask.sum(1)[:, None]
-        rows.append(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
-    return np.concatenate(rows)
+    """Unit vectors of ``graph`` through bundled's pipeline, ``batch`` texts per run."""
+    return _embedder_running(graph, batch).embed(texts)
 
 
 @pytest.fixture(scope="module")

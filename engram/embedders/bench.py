@@ -201,21 +201,15 @@ def compare_fusions(rounds: int = 5) -> None:
     """
     import numpy as np
     import onnxruntime as ort
-    from tokenizers import Tokenizer
 
     from engram.embedders import bundled, convert
 
     source = bundled._resolve_model(None)
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    sessions = {name: ort.InferenceSession(convert.convert(source, fusions), sess_options=opts,
+    sessions = {name: ort.InferenceSession(convert.convert(source, fusions),
+                                           sess_options=bundled.session_options(),
                                            providers=["CPUExecutionProvider"])
                 for name, fusions in FUSION_SETS.items()}
-    tok = Tokenizer.from_file(str(bundled.TOKENIZER_PATH))
-    tok.enable_truncation(max_length=bundled.MAX_TOKENS)
-    tok.no_padding()
+    tok = bundled.load_tokenizer()
     notes = coding_notes(400)
     texts = {"memories": [f"{a} {b}" for a, b in zip(notes[::2], notes[1::2], strict=True)],
              "queries": [q for _, q in QUALITY_PAIRS] * 5}

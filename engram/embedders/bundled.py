@@ -169,8 +169,9 @@ def _fast_graph(model: Path, cache_dir: Path | None) -> bytes:
     """
     from engram.embedders import convert
 
-    if cache_dir is not None:
-        cached = convert.load_cached(convert.cache_path(cache_dir, MODEL_NAME, MODEL_SHA256))
+    path = None if cache_dir is None else convert.cache_path(cache_dir, MODEL_NAME, MODEL_SHA256)
+    if path is not None:
+        cached = convert.load_cached(path)
         if cached is not None:
             return cached
     digest = _sha256(model)
@@ -188,12 +189,46 @@ def _fast_graph(model: Path, cache_dir: Path | None) -> bytes:
         ) from exc
     except convert.ConversionError as exc:
         raise EmbedderError(f"bundled embedder: cannot prepare {str(model)!r} ({exc})") from exc
-    if cache_dir is not None:
-        # A read-only home only costs a conversion per process (~0.3 s), never an error.
-        path = convert.cache_path(cache_dir, MODEL_NAME, MODEL_SHA256)
-        if convert.store(path, graph):
-            convert.remove_stale(path, PREVIOUS_MODEL_NAMES)
+    # A read-only home only costs a conversion per process (~0.3 s), never an error.
+    if path is not None and convert.store(path, graph):
+        convert.remove_stale(path, PREVIOUS_MODEL_NAMES)
     return graph
+
+
+def load_tokenizer(path: Path = TOKENIZER_PATH) -> Any:
+    """The WordPiece tokenizer as this pipeline uses it: truncated to MAX_TOKENS, unpadded."""
+    from tokenizers import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception
+        raise EmbedderError(
+            f"bundled embedder: cannot read tokenizer {str(path)!r} ({exc}); reinstall engram"
+        ) from exc
+    # The shipped tokenizer.json pads/truncates to a fixed 128; we want
+    # sentence-transformers' 256 and pad per batch ourselves.
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def session_options() -> Any:
+    """The onnxruntime options every session of this model runs with (and the benches)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    # BASIC does what matters for this graph: it folds the embedding
+    # tables' int8 dequantisation into fp32 once, at load. EXTENDED/ALL
+    # measured 20-30% more CPU per text for the converted graph, mostly
+    # from their SkipLayerNormalization fusion (a slow CPU kernel); the
+    # fusions worth having are made once, offline (convert.FUSIONS).
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    # One thread per run; parallelism comes from concurrent batches (BundledEmbedder doc).
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3  # errors only: no optimiser chatter on stderr
+    return opts
 
 
 class BundledEmbedder:
@@ -261,7 +296,7 @@ class BundledEmbedder:
                 return
             try:
                 import onnxruntime as ort
-                from tokenizers import Tokenizer
+                import tokenizers  # noqa: F401  (checked here for one clear message)
             except ImportError as exc:
                 raise EmbedderError(
                     f"bundled embedder needs onnxruntime and tokenizers ({exc}); run "
@@ -270,30 +305,8 @@ class BundledEmbedder:
 
             model = _resolve_model(self._model_path)
             graph = _fast_graph(model, self._cache_dir or _models_dir())
-            try:
-                tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
-            except Exception as exc:  # tokenizers raises a bare Exception
-                raise EmbedderError(
-                    f"bundled embedder: cannot read tokenizer {str(self._tokenizer_path)!r} "
-                    f"({exc}); reinstall engram"
-                ) from exc
-            # The shipped tokenizer.json pads/truncates to a fixed 128; we want
-            # sentence-transformers' 256 and pad per batch ourselves.
-            tokenizer.enable_truncation(max_length=MAX_TOKENS)
-            tokenizer.no_padding()
-
-            opts = ort.SessionOptions()
-            # BASIC does what matters for this graph: it folds the embedding
-            # tables' int8 dequantisation into fp32 once, at load. EXTENDED/ALL
-            # measured 20-30% more CPU per text for the converted graph, mostly
-            # from their SkipLayerNormalization fusion (a slow CPU kernel); the
-            # fusions worth having are made once, offline (convert.FUSIONS).
-            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-            opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-            # One thread per run; parallelism comes from concurrent batches (class doc).
-            opts.intra_op_num_threads = 1
-            opts.inter_op_num_threads = 1
-            opts.log_severity_level = 3  # errors only: no optimiser chatter on stderr
+            tokenizer = load_tokenizer(self._tokenizer_path)
+            opts = session_options()
             try:
                 session = ort.InferenceSession(
                     graph, sess_options=opts, providers=["CPUExecutionProvider"]
