@@ -534,7 +534,9 @@ def test_store_of_the_previous_model_is_keyword_only_until_reindex(
         assert reopened.store.get_meta("embedder") == f"{bundled.name}:{bundled.dim}"
 
 
-@pytest.mark.parametrize("previous", ["minilm-l6-v2-int8", "minilm-l6-v2-int8dq"])
+@pytest.mark.parametrize(
+    "previous", ["minilm-l6-v2-int8", "minilm-l6-v2-int8dq", "minilm-l6-v2-int8dq-fused"]
+)
 def test_upkeep_re_embeds_a_store_of_the_previous_model_after_a_save(
     tmp_path: Path, bundled: Embedder, fp32_reference: Embedder, previous: str,
     monkeypatch: pytest.MonkeyPatch,
@@ -889,9 +891,12 @@ def test_get_embedder_forms(monkeypatch: pytest.MonkeyPatch) -> None:
     assert get_embedder(" None ") is None
     assert isinstance(get_embedder("fake"), FakeEmbedder)
     from engram.embedders.bundled import BundledEmbedder
+    from engram.embedders.views import LabelledSentences
 
-    assert isinstance(get_embedder("bundled"), BundledEmbedder)
-    assert isinstance(get_embedder(None), BundledEmbedder)  # the default
+    for spec in ("bundled", None):  # None: the default
+        bundled = get_embedder(spec)
+        assert isinstance(bundled, LabelledSentences)
+        assert isinstance(bundled.inner, BundledEmbedder)
     assert isinstance(get_embedder("ollama:nomic-embed-text"), OllamaEmbedder)
     assert isinstance(get_embedder("openai:text-embedding-3-small"), OpenAIEmbedder)
     # Model names keep their own case and may contain colons (Ollama tags).
@@ -906,9 +911,7 @@ def test_get_embedder_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
     assert get_embedder() is None
     assert isinstance(get_embedder("fake"), FakeEmbedder)  # the caller's spec wins
     monkeypatch.setenv("ENGRAM_EMBEDDER", "  ")
-    from engram.embedders.bundled import BundledEmbedder
-
-    assert isinstance(get_embedder(), BundledEmbedder)  # blank = unset
+    assert get_embedder() is get_embedder("bundled")  # blank = unset
     monkeypatch.setenv("ENGRAM_EMBEDDER", "word2vec")
     with pytest.raises(ValueError, match=r"'word2vec' \(from \$ENGRAM_EMBEDDER\)"):
         get_embedder()

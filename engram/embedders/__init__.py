@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from engram.embedders.base import Embedder, EmbedderError
 
 if TYPE_CHECKING:
-    from engram.embedders.bundled import BundledEmbedder
+    from engram.embedders.views import LabelledSentences
 
 __all__ = ["Embedder", "EmbedderError", "get_embedder", "VALID_SPECS", "ENV_VAR"]
 
@@ -31,7 +31,7 @@ DEFAULT_SPEC = "bundled"
 #: Human-readable list of accepted specs, used in error messages.
 VALID_SPECS = "bundled (default), none, fake, ollama:<model>, openai:<model>"
 
-_bundled: BundledEmbedder | None = None
+_bundled: LabelledSentences | None = None
 _bundled_lock = threading.Lock()
 
 
@@ -41,8 +41,9 @@ def get_embedder(spec: str | None = None) -> Embedder | None:
     ``spec`` comes from the caller, else ``$ENGRAM_EMBEDDER``, else
     ``"bundled"``. Forms:
 
-    - ``bundled``: local all-MiniLM-L6-v2 int8 (384 dims). One shared instance
-      per process, because the model costs ~25 MB and ~0.3 s to load.
+    - ``bundled``: local all-MiniLM-L6-v2 int8 (384 dims), reading a labelled
+      memory sentence by sentence (:mod:`engram.embedders.views`). One shared
+      instance per process, because the model costs ~25 MB and ~0.3 s to load.
     - ``none``: returns ``None``; callers fall back to keyword search.
     - ``fake``: deterministic hashing embedder (``fake-hash-v1``), for tests.
     - ``ollama:<model>``: Ollama's ``/api/embed`` at ``$OLLAMA_HOST`` /
@@ -76,8 +77,9 @@ def get_embedder(spec: str | None = None) -> Embedder | None:
             with _bundled_lock:
                 if _bundled is None:
                     from engram.embedders.bundled import BundledEmbedder
+                    from engram.embedders.views import LabelledSentences
 
-                    _bundled = BundledEmbedder()
+                    _bundled = LabelledSentences(BundledEmbedder())
                 return _bundled
         if kind == "none":
             return None
