@@ -48,6 +48,25 @@ def test_labels_of_one_to_three_words(label: str) -> None:
     assert plan[0][1:] == [f"{label}: use Clerk for auth.", f"{label}: JWT was dropped."]
 
 
+def test_a_line_with_its_own_label_keeps_it() -> None:
+    """A session digest: "Outcome: …" is not part of the task, so it is not prefixed."""
+    plan = views("Task: fix the flaky checkout test\nFiles changed: cart.ts\nOutcome: green.")
+    assert plan is not None
+    assert plan[0][1:] == [
+        "Task: fix the flaky checkout test", "Files changed: cart.ts", "Outcome: green.",
+    ]
+
+
+def test_a_long_document_costs_a_bounded_number_of_runs() -> None:
+    from engram.embedders.views import MAX_SENTENCES
+
+    plan = views("Notes: " + " ".join(f"Fact number {i} holds." for i in range(500)))
+    assert plan is not None
+    parts, weights = plan
+    assert len(parts) == len(weights) == MAX_SENTENCES + 1
+    assert parts[-1] == f"Notes: Fact number {MAX_SENTENCES - 1} holds."
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -99,6 +118,8 @@ def test_bad_input_is_refused_like_the_models() -> None:
     wrapped = LabelledSentences(FakeEmbedder())
     with pytest.raises(TypeError, match="single string"):
         wrapped.embed("Nate: Hi. Bye.")
+    with pytest.raises(TypeError, match="item 1"):
+        wrapped.embed(["Nate: Hi. Bye.", 3])  # type: ignore[list-item]
     assert wrapped.embed([]).shape == (0, wrapped.dim)
 
 
