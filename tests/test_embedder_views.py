@@ -8,6 +8,7 @@ finds the memory that holds the answer among that person's other long turns.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,14 +16,6 @@ import pytest
 from engram.embedders import get_embedder
 from engram.embedders.fake import FakeEmbedder
 from engram.embedders.views import SUFFIX, LabelledSentences, views
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("ENGRAM_HOME", str(tmp_path / "engram-home"))
-    monkeypatch.delenv("ENGRAM_EMBEDDER", raising=False)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
 
 # --- which texts are read sentence by sentence ---------------------------------------------
 
@@ -134,8 +127,7 @@ def test_the_recipe_is_part_of_the_vector_space_name() -> None:
 # --- the bundled model ----------------------------------------------------------------
 
 
-def test_the_bundled_embedder_reads_labelled_memories_by_sentence() -> None:
-    bundled = get_embedder("bundled")
+def test_the_bundled_embedder_reads_labelled_memories_by_sentence(bundled: Any) -> None:
     assert isinstance(bundled, LabelledSentences)
     assert bundled.name == "minilm-l6-v2-int8dq-fused" + SUFFIX
     assert bundled.previous_names == (
@@ -174,13 +166,15 @@ QUESTIONS = [
 ]
 
 
-def test_a_question_about_a_person_finds_their_turn_by_meaning(tmp_path: Path) -> None:
+def test_a_question_about_a_person_finds_their_turn_by_meaning(
+    tmp_path: Path, bundled: Any
+) -> None:
     """Vector search alone, in a real store: each question finds the turn that answers it
     first, among the same person's other long turns. The model reading each turn whole
     puts the Seattle turn second (the tournament question is closer to the team turn)."""
     import engram
 
-    with engram.open(tmp_path / "memory.db", embedder="bundled") as mem:
+    with engram.open(tmp_path / "memory.db", embedder=bundled) as mem:
         ids = [r.memory.id for r in mem.save_many([{"content": c} for c in CHAT])]
         for question, answer in QUESTIONS:
             found = [r.memory.id for r in mem.search(question, pools="vector").results]
