@@ -29,8 +29,10 @@ from engram.embedders.base import EmbedderError, check_texts, normalise_rows
 if TYPE_CHECKING:
     import numpy as np
 
-#: Recorded in the store with every vector; change it if the model or the
-#: pre/post-processing changes, so old vectors are re-embedded, not mixed.
+#: Recorded in the store with every vector (with views.SUFFIX: get_embedder wraps this
+#: model in views.LabelledSentences) and part of the converted graph's cache name;
+#: change it if the model or the pre/post-processing changes, so old vectors are
+#: re-embedded, not mixed.
 MODEL_NAME = "minilm-l6-v2-int8dq-fused"
 #: Names of the vector spaces this one replaced (the same weights: fp32 compute, then
 #: int8 compute without the fused operators): a store recorded with one searches
