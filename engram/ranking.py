@@ -5,6 +5,7 @@ normalised within its pool. The re-ranking factors (decay per layer, confidence,
 importance, pinned, type, project, files) are multiplicative and deliberately mild, so
 they reorder near-ties and never bury a clearly relevant memory under a merely recent
 one. None of them depends on how often a memory was *read*: a search is not a vote.
+Last, a mild diversity step keeps near-duplicates from crowding out the rest.
 """
 
 from __future__ import annotations
@@ -13,17 +14,23 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from .model import HALF_LIFE_DAYS, Memory
 from .store.base import Candidate
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
 class Weights:
     """Tunable knobs, measured on our retrieval sets and LoCoMo (see benchmarks/)."""
 
-    keyword: float = 0.6
-    vector: float = 0.4
+    # Equal since the bundled embedder reads labelled memories sentence by sentence: the
+    # vector pool alone now finds as much as the keyword pool (LoCoMo R@10 0.647 vs 0.637).
+    keyword: float = 0.5
+    vector: float = 0.5
     # Keyword score factors for how much of the query a memory holds (ranking.term_evidence).
     coverage: float = 2.0
     adjacency: float = 1.0
@@ -32,6 +39,9 @@ class Weights:
     # Reciprocal-rank component keeps a strong rank-1 from either pool near the top.
     rrf: float = 0.1
     rrf_k: float = 60.0
+    # Maximal marginal relevance: a result loses this share of the best score times its
+    # cosine to the closest result above it (ranking.diversify).
+    diversity: float = 0.1
     decay_floor: float = 0.75
     confidence_span: float = 0.25
     importance_span: float = 0.2
@@ -70,22 +80,28 @@ def _baseline(scores: Sequence[float], full: bool, floor: float) -> float:
     return floor
 
 
+def _truncated(pool: Sequence[Candidate], limit: int | None) -> bool:
+    return limit is not None and len(pool) >= limit
+
+
 def fuse(
     keyword: Sequence[Candidate],
     vector: Sequence[Candidate],
     weights: Weights = DEFAULT_WEIGHTS,
-    pool_size: int | None = None,
+    limits: tuple[int, int] | None = None,
 ) -> dict[str, Fused]:
     """Score-aware fusion: plain RRF lowered R@1 on paraphrases (DEPENDENCIES.md).
 
     Each pool's scores are rescaled to 0..1 between its baseline and its best, then
     combined with the pool weights; a memory missing from one pool gets 0 there.
+    `limits` are the (keyword, vector) pool sizes asked for: a pool that reached its
+    limit was truncated.
     """
     fused: dict[str, Fused] = {}
-    full = pool_size is not None
+    keyword_limit, vector_limit = limits if limits is not None else (None, None)
     bm25s = [c.score for c in keyword]
     best_bm25 = max(bm25s, default=0.0)
-    low_bm25 = _baseline(bm25s, full and len(keyword) >= pool_size, 0.0)  # type: ignore[operator]
+    low_bm25 = _baseline(bm25s, _truncated(keyword, keyword_limit), 0.0)
     for rank, cand in enumerate(keyword):
         item = fused.setdefault(cand.memory_id, Fused())
         item.bm25 = cand.score
@@ -94,9 +110,7 @@ def fuse(
         item.keyword = max(0.0, cand.score - low_bm25) / span if span > 0 else 1.0
     cosines = [c.score for c in vector]
     best_cos = max(cosines, default=0.0)
-    low_cos = _baseline(
-        cosines, full and len(vector) >= pool_size, weights.vector_floor  # type: ignore[operator]
-    )
+    low_cos = _baseline(cosines, _truncated(vector, vector_limit), weights.vector_floor)
     span = best_cos - low_cos
     for rank, cand in enumerate(vector):
         item = fused.setdefault(cand.memory_id, Fused())
@@ -260,6 +274,49 @@ def factor_ceiling(
         * (max(weights.global_project, 1.0) if project else 1.0)
         * ((1 + weights.files_boost) if files else 1.0)
     )
+
+
+def diversity_depth(k: int, weights: Weights = DEFAULT_WEIGHTS) -> int:
+    """How many of the best results `diversify` chooses the top k from."""
+    return k + k // 2 if weights.diversity > 0 and k > 1 else k
+
+
+def diversify(
+    scores: Sequence[float], vectors: np.ndarray, k: int, weights: Weights = DEFAULT_WEIGHTS
+) -> list[tuple[int, float, float]]:
+    """Maximal marginal relevance: (index, score, redundancy) of k results, best first.
+
+    `scores` are sorted best first and `vectors` holds their unit vectors (a zero row for
+    a memory without one). Each step takes the result whose score, less `diversity` x
+    the best score x its cosine to the closest result already taken, is highest: when
+    two memories say the same thing, the second yields its place to a memory that adds
+    something (an agent's context is better spent on that), yet a clearly better match
+    stays above a mere near-duplicate, and the first result never moves. The returned
+    score is that penalised score, so scores still fall down the list.
+
+    Measured on LoCoMo (audited, cats 1-4, choosing from the best 15 for k = 10): R@10
+    0.720 -> 0.722, MRR 0.565 -> 0.566. Small, as expected where few memories repeat
+    each other; its cost is ~0.3 ms a search at 10K memories.
+    """
+    count = min(len(scores), len(vectors))
+    if count == 0:
+        return []
+    # One matrix product, then plain Python: a dozen numpy calls per step cost more.
+    cosines = (vectors[:count] @ vectors[:count].T).tolist()
+    penalty = weights.diversity * scores[0]
+    redundancy = [0.0] * count
+    left = list(range(1, count))
+    chosen = [(0, float(scores[0]), 0.0)]
+    while left and len(chosen) < k:
+        last = cosines[chosen[-1][0]]
+        for i in left:
+            if last[i] > redundancy[i]:
+                redundancy[i] = last[i]
+        # max() keeps the first of equals: the better original rank.
+        pick = max(left, key=lambda i: scores[i] - penalty * redundancy[i])
+        left.remove(pick)
+        chosen.append((pick, float(scores[pick] - penalty * redundancy[pick]), redundancy[pick]))
+    return chosen
 
 
 def combine(factors: dict[str, float]) -> float:

@@ -301,26 +301,31 @@ def test_batched_index_load_matches_row_by_row_upserts(mem):
         index = loaded._sync_index()
         assert index is not None
         rows = loaded._db.execute(
-            "SELECT m.rowid, v.vec, m.status, m.project, m.type,"
+            "SELECT m.rowid, m.id, v.vec, m.status, m.project, m.type,"
             " COALESCE(m.event_at, m.created_at) FROM memories m"
             " JOIN vectors v ON v.rowid = m.rowid"
         ).fetchall()
         reference = VectorIndex(index.dim)
-        for rowid, blob, status, project, kind, when in rows:
+        for rowid, memory_id, blob, status, project, kind, when in rows:
             vector = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-            reference.upsert(IndexRow(rowid, vector, status, project, kind,
+            reference.upsert(IndexRow(rowid, memory_id, vector, status, project, kind,
                                       from_iso(when).timestamp()))
         n = len(rows)
         assert len(index) == n and index._size == reference._size == n
         mine = np.argsort(index.rowids[:n])  # rows arrive in another order (by seq)
         theirs = np.argsort(reference.rowids[:n])
-        for name in ("vectors", "rowids", "status", "when"):
+        for name in ("vectors", "rowids", "memory_ids", "status", "when"):
             np.testing.assert_array_equal(getattr(index, name)[:n][mine],
                                           getattr(reference, name)[:n][theirs])
         for table, codes in (("_projects", "project"), ("_types", "kind")):
             names = [{c: k for k, c in getattr(ix, table).items()} for ix in (index, reference)]
             assert [names[0].get(c) for c in getattr(index, codes)[:n][mine]] == [
                 names[1].get(c) for c in getattr(reference, codes)[:n][theirs]]
+        ids = [r[1] for r in rows]
+        mine_by_id, theirs_by_id = index.vectors_of(ids), reference.vectors_of(ids)
+        assert set(mine_by_id) == set(ids)
+        for memory_id in ids:
+            np.testing.assert_array_equal(mine_by_id[memory_id], theirs_by_id[memory_id])
         query = mem.embedder.embed_query("redis session cache")
         active = (("active",), None, True, (), None, None)
         assert index.search(query, index.mask(*active), 5) == reference.search(

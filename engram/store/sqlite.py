@@ -455,6 +455,12 @@ class SQLiteStore:
             ).fetchall()
         return dict(rows)
 
+    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors of some memories (float32), to tell near-duplicates apart."""
+        with self._lock:
+            index = self._sync_index()
+            return index.vectors_of(memory_ids) if index is not None else {}
+
     def tidy_keyword_index(self) -> None:
         """Merge the keyword index's small segments; bounded work, best effort.
 
@@ -497,6 +503,7 @@ class SQLiteStore:
         self._index.upsert(
             IndexRow(
                 rowid,
+                memory.id,
                 vector.astype(np.float32),
                 memory.status,
                 memory.project,
@@ -522,7 +529,7 @@ class SQLiteStore:
         index = self._index
         cursor = self._db.execute(
             "SELECT m.rowid, v.vec, m.status, m.project, m.type,"
-            " COALESCE(m.event_at, m.created_at), m.seq"
+            " COALESCE(m.event_at, m.created_at), m.seq, m.id"
             " FROM memories m JOIN vectors v ON v.rowid = m.rowid WHERE m.seq > ?",
             (self._index_seq if index is not None else -1,),
         )
@@ -536,6 +543,7 @@ class SQLiteStore:
             vectors = np.frombuffer(b"".join(r[1] for r in usable), dtype=np.float16)
             index.put_many(
                 [r[0] for r in usable],
+                [r[7] for r in usable],
                 vectors.reshape(len(usable), index.dim).astype(np.float32),
                 [r[2] for r in usable],
                 [r[3] for r in usable],
@@ -570,6 +578,8 @@ class SQLiteStore:
         # Scored outside the lock (numpy releases the GIL): a keyword search on another
         # thread, e.g. the same hybrid search's keyword pool, runs meanwhile.
         hits = index.search(query.astype(np.float32), mask, limit * 4 if needs_sql else limit)
+        if not needs_sql:  # the mask applied every filter: no SQL round trip
+            return [Candidate(memory_id, score) for _rowid, memory_id, score in hits]
         if not hits:
             return []
         rowids = [h[0] for h in hits]
@@ -583,7 +593,7 @@ class SQLiteStore:
                 (*rowids, *params),
             ).fetchall()
         ids = dict(rows)
-        return [Candidate(ids[r], s) for r, s in hits if r in ids][:limit]
+        return [Candidate(ids[r], s) for r, _id, s in hits if r in ids][:limit]
 
     def nearest_in_project(
         self, queries: np.ndarray, projects: Sequence[str | None], min_score: float, limit: int
@@ -603,7 +613,7 @@ class SQLiteStore:
             n = index._size
             active = index.status[:n] == 0
             codes = [index.project_code(p) for p in projects]
-            rowid_hits: list[list[tuple[int, float]]] = [[] for _ in projects]
+            hits: list[list[Candidate]] = [[] for _ in projects]
             for code in dict.fromkeys(codes):
                 columns = [c for c, other in enumerate(codes) if other == code]
                 rows = np.flatnonzero(active & (index.project[:n] == code))
@@ -618,21 +628,11 @@ class SQLiteStore:
                     column_scores = scores[:, j]
                     top = np.flatnonzero(column_scores >= min_score)
                     top = top[np.argsort(-column_scores[top], kind="stable")][:limit]
-                    rowid_hits[column] = [
-                        (int(index.rowids[rows[p]]), float(column_scores[p])) for p in top
+                    hits[column] = [
+                        Candidate(index.memory_ids[rows[p]], float(column_scores[p]))
+                        for p in top
                     ]
-            wanted = sorted({r for hits in rowid_hits for r, _ in hits})
-            ids: dict[int, str] = {}
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
-                ids.update(
-                    self._db.execute(
-                        "SELECT rowid, id FROM memories WHERE status = 'active' AND rowid IN"
-                        f" ({','.join('?' * len(chunk))})",
-                        chunk,
-                    ).fetchall()
-                )
-        return [[Candidate(ids[r], sc) for r, sc in hits if r in ids] for hits in rowid_hits]
+        return hits
 
     def has_vectors(self) -> bool:
         with self._lock:

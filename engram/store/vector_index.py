@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -75,6 +75,7 @@ def _scores(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
 @dataclass
 class IndexRow:
     rowid: int
+    memory_id: str
     vector: np.ndarray
     status: str
     project: str | None
@@ -88,6 +89,7 @@ class VectorIndex:
     def __init__(self, dim: int, capacity: int = 1024) -> None:
         self.dim = dim
         self._positions: dict[int, int] = {}
+        self._by_id: dict[str, int] = {}
         self._projects: dict[str, int] = {}
         self._types: dict[str, int] = {}
         self._size = 0
@@ -97,6 +99,8 @@ class VectorIndex:
         old = self._size
         vectors = np.zeros((capacity, self.dim), dtype=np.float32)
         rowids = np.full(capacity, -1, dtype=np.int64)
+        # Memory ids beside the rowids: a search answers without an SQL id lookup.
+        memory_ids = np.full(capacity, None, dtype=object)
         status = np.full(capacity, -1, dtype=np.int8)
         project = np.full(capacity, -1, dtype=np.int32)
         kind = np.full(capacity, -1, dtype=np.int16)
@@ -104,11 +108,13 @@ class VectorIndex:
         if old:
             vectors[:old] = self.vectors[:old]
             rowids[:old] = self.rowids[:old]
+            memory_ids[:old] = self.memory_ids[:old]
             status[:old] = self.status[:old]
             project[:old] = self.project[:old]
             kind[:old] = self.kind[:old]
             when[:old] = self.when[:old]
-        self.vectors, self.rowids, self.status = vectors, rowids, status
+        self.vectors, self.rowids, self.memory_ids = vectors, rowids, memory_ids
+        self.status = status
         self.project, self.kind, self.when = project, kind, when
 
     def __len__(self) -> int:
@@ -128,12 +134,13 @@ class VectorIndex:
         return -1 if project is None else self._code(self._projects, project)
 
     def upsert(self, row: IndexRow) -> None:
-        self.put_many([row.rowid], row.vector[None, :], [row.status], [row.project],
-                      [row.type], [row.when])
+        self.put_many([row.rowid], [row.memory_id], row.vector[None, :], [row.status],
+                      [row.project], [row.type], [row.when])
 
     def put_many(
         self,
         rowids: list[int],
+        memory_ids: list[str],
         vectors: np.ndarray,
         statuses: list[str],
         projects: list[str | None],
@@ -153,6 +160,8 @@ class VectorIndex:
             positions[i] = position
         self.vectors[positions] = vectors
         self.rowids[positions] = rowids
+        self.memory_ids[positions] = memory_ids
+        self._by_id.update(zip(memory_ids, positions.tolist(), strict=True))
         self.status[positions] = [STATUS_CODES.get(s, -1) for s in statuses]
         self.project[positions] = [self._store_project(p) for p in projects]
         self.kind[positions] = [self._code(self._types, k) for k in kinds]
@@ -174,6 +183,17 @@ class VectorIndex:
         if position is not None:
             self.status[position] = -1
             self.rowids[position] = -1
+            self._by_id.pop(self.memory_ids[position], None)
+            self.memory_ids[position] = None
+
+    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Copies of the vectors the index holds for these memories."""
+        found = {}
+        for memory_id in memory_ids:
+            position = self._by_id.get(memory_id)
+            if position is not None:
+                found[memory_id] = self.vectors[position].copy()
+        return found
 
     def mask(
         self,
@@ -204,12 +224,12 @@ class VectorIndex:
 
     def search(
         self, query: np.ndarray, mask: np.ndarray, limit: int
-    ) -> list[tuple[int, float]]:
-        """Top `limit` (rowid, cosine) among masked rows; vectors are unit length.
+    ) -> list[tuple[int, str, float]]:
+        """Top `limit` (rowid, memory id, cosine) among masked rows; vectors are unit length.
 
         Only reads the first len(mask) rows, so the owner may run it outside its lock
-        while rows are appended; a row removed meanwhile comes back as rowid -1 or with
-        its old status, and the owner's SQL id lookup drops it.
+        while rows are appended; a row removed meanwhile is left out (or, removed while
+        this runs, comes back with its old status, as if the search had finished first).
         """
         n = len(mask)
         allowed = int(np.count_nonzero(mask))
@@ -221,4 +241,5 @@ class VectorIndex:
         take = min(limit, allowed)
         top = np.argpartition(-scores, take - 1)[:take]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(self.rowids[p]), float(scores[p])) for p in top]
+        hits = [(int(self.rowids[p]), self.memory_ids[p], float(scores[p])) for p in top]
+        return [hit for hit in hits if hit[0] >= 0 and hit[1] is not None]
