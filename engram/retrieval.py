@@ -232,13 +232,12 @@ def _diversify(
     if len(ranked) <= 1:
         return ranked[:k]
     stored = store.vectors_of([memory_id for _s, memory_id, *_rest in ranked])
-    dim = max((len(v) for v in stored.values()), default=0)
-    if not dim:
+    if not stored:
         return ranked[:k]
-    vectors = np.zeros((len(ranked), dim), dtype=np.float32)
+    vectors = np.zeros((len(ranked), len(next(iter(stored.values())))), dtype=np.float32)
     for row, (_s, memory_id, *_rest) in enumerate(ranked):
         vector = stored.get(memory_id)
-        if vector is not None and len(vector) == dim:  # else a zero row: never redundant
+        if vector is not None:  # else a zero row: never redundant
             vectors[row] = vector
     chosen = ranking.diversify([r[0] for r in ranked], vectors, k, weights)
     return [

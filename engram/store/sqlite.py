@@ -587,13 +587,12 @@ class SQLiteStore:
         # status index (28 ms → 0.1 ms at 100K memories).
         where, params = _where(filters, status_index=False)
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN"
+            kept = {r for (r,) in self._db.execute(
+                f"SELECT m.rowid FROM memories m WHERE m.rowid IN"
                 f" ({','.join('?' * len(rowids))}) AND {where}",
                 (*rowids, *params),
-            ).fetchall()
-        ids = dict(rows)
-        return [Candidate(ids[r], s) for r, _id, s in hits if r in ids][:limit]
+            )}
+        return [Candidate(memory_id, s) for r, memory_id, s in hits if r in kept][:limit]
 
     def nearest_in_project(
         self, queries: np.ndarray, projects: Sequence[str | None], min_score: float, limit: int
