@@ -153,3 +153,30 @@ def test_readers_see_other_processes_writes(store_path):
         assert hits[0].signals["cosine"] is not None  # found through the refreshed vectors
         export = json.loads(reader.export("json"))
         assert len(export) == 4
+
+
+def test_every_field_reads_back_as_written(store_path):
+    """Rows become Memory objects without the dataclass's __init__: nothing may shift."""
+    from datetime import UTC, datetime, timedelta
+
+    from engram.model import Memory
+
+    when = datetime(2026, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
+    memory = Memory(
+        id="roundtrip1", content="Deploys go through the staging VPN", type="decision",
+        project="billing", tags=("ops", "vpn"), files=("deploy/staging.sh",),
+        problem="deploys failed off-VPN", solution="connect first", importance=0.9,
+        confidence=0.6, provenance="user", pinned=True, status="archived",
+        supersedes="older00001", superseded_by="newer00001", created_at=when,
+        updated_at=when + timedelta(hours=1), event_at=when - timedelta(days=2),
+        expires_at=when + timedelta(days=30), access_count=7,
+        last_accessed_at=when + timedelta(minutes=5), meta={"confirmed_at": when.isoformat()},
+    )
+    with engram.open(store_path, embedder="none") as mem:
+        mem.store.insert(memory, index_terms(memory.content), None)
+    with engram.open(store_path, embedder="none") as mem:
+        loaded = mem.store.get("roundtrip1")
+        assert loaded == memory
+        assert loaded.pinned is True and loaded.tags == ("ops", "vpn")
+        assert loaded.evolve(importance=0.1).importance == 0.1  # still a frozen dataclass
+        assert mem.store.get_many(["roundtrip1"])["roundtrip1"] == memory

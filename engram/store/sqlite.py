@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
-from ..model import Memory, from_iso, to_iso
+from ..model import Memory, from_iso, stored_memory, to_iso
 from ..text import fts_query
 from .base import Candidate, Filters
 from .migrations import SCHEMA_VERSION, migrate
@@ -29,6 +29,10 @@ if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-
     from .vector_index import VectorIndex
 
 BUSY_TIMEOUT_MS = 15_000
+#: SQLite's page cache per connection, in KiB (SQLite's default is 2 MB). Filled only as
+#: pages are read; at 100K memories the default thrashes, and loading a search's
+#: candidates took 1.6 ms instead of 0.5.
+CACHE_KIB = 64 * 1024
 #: Rows per batch when loading vectors into the in-memory index.
 SYNC_BATCH = 20_000
 
@@ -44,30 +48,22 @@ def _strings(text: str) -> tuple[str, ...]:
 
 
 def _row_to_memory(row: sqlite3.Row | tuple) -> Memory:
-    return Memory(
-        id=row[0],
-        content=row[1],
-        type=row[2],
-        project=row[3],
-        tags=_strings(row[4]),
-        files=_strings(row[5]),
-        problem=row[6],
-        solution=row[7],
-        importance=row[8],
-        confidence=row[9],
-        provenance=row[10],
-        pinned=bool(row[11]),
-        status=row[12],
-        supersedes=row[13],
-        superseded_by=row[14],
-        created_at=from_iso(row[15]),  # type: ignore[arg-type]
-        updated_at=from_iso(row[16]),  # type: ignore[arg-type]
-        event_at=from_iso(row[17]),
-        expires_at=from_iso(row[18]),
-        access_count=row[19],
-        last_accessed_at=from_iso(row[20]),
-        meta={} if row[21] == "{}" else json.loads(row[21]),
-    )
+    """`_COLUMNS` are Memory's fields in order; only the JSON, flag and times convert."""
+    return stored_memory((
+        *row[:4],
+        _strings(row[4]),
+        _strings(row[5]),
+        *row[6:11],
+        bool(row[11]),
+        *row[12:15],
+        from_iso(row[15]),
+        from_iso(row[16]),
+        from_iso(row[17]),
+        from_iso(row[18]),
+        row[19],
+        from_iso(row[20]),
+        {} if row[21] == "{}" else json.loads(row[21]),
+    ))
 
 
 def _half(vector: np.ndarray) -> bytes:
@@ -157,6 +153,7 @@ class SQLiteStore:
                 raise StoreError(f"cannot switch {self.path} to WAL mode (got {mode})")
             self._db.execute("PRAGMA synchronous = FULL")
             self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             self.upgraded_from = migrate(self._db)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
@@ -424,16 +421,18 @@ class SQLiteStore:
     ) -> list[tuple[str, float]] | None:
         """The `limit` best matches with one of `statuses`, or None if that needs a full scan.
 
-        `ORDER BY rank LIMIT` inside the FTS5 query lets FTS5 rank and sort its matches
-        itself, and only the best few are joined to `memories` to check their status:
-        with common query words at 100K memories that is 20-30% less work than joining and
-        sorting every match. Exact: when too few of the best few have an allowed status,
-        the caller falls back to filtering every match.
+        Ranking and sorting inside the FTS5 query joins only the best few to `memories`
+        to check their status: with common query words at 100K memories that is 20-30%
+        less work than joining and sorting every match. `bm25()`, not the `rank` column:
+        the same order, but `ORDER BY rank` makes FTS5 sort every match itself where
+        SQLite keeps only the best `LIMIT` (25% less time at 10K and 100K). Exact: when
+        too few of the best few have an allowed status, the caller falls back to
+        filtering every match.
         """
         fetch = 2 * limit
         rows = self._db.execute(
-            "SELECT m.id, f.r, m.status FROM (SELECT rowid, rank AS r FROM memories_fts"
-            " WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f"
+            "SELECT m.id, f.r, m.status FROM (SELECT rowid, bm25(memories_fts) AS r"
+            " FROM memories_fts WHERE memories_fts MATCH ? ORDER BY r LIMIT ?) f"
             " JOIN memories m ON m.rowid = f.rowid ORDER BY f.r",
             (match, fetch),
         ).fetchall()
