@@ -407,7 +407,7 @@ class SQLiteStore:
                         "SELECT m.id, bm25(memories_fts) FROM memories_fts"
                         " JOIN memories m ON m.rowid = memories_fts.rowid"
                         f" WHERE memories_fts MATCH ? AND {where}"
-                        " ORDER BY bm25(memories_fts) LIMIT ?",
+                        " ORDER BY bm25(memories_fts), m.rowid LIMIT ?",
                         (match, *params, limit),
                     ).fetchall()
             except sqlite3.OperationalError:
@@ -424,16 +424,16 @@ class SQLiteStore:
         Ranking and sorting inside the FTS5 query joins only the best few to `memories`
         to check their status: with common query words at 100K memories that is 20-30%
         less work than joining and sorting every match. `bm25()`, not the `rank` column:
-        the same order, but `ORDER BY rank` makes FTS5 sort every match itself where
-        SQLite keeps only the best `LIMIT` (25% less time at 10K and 100K). Exact: when
-        too few of the best few have an allowed status, the caller falls back to
-        filtering every match.
+        the same scores, but `ORDER BY rank` makes FTS5 sort every match itself where
+        SQLite keeps only the best `LIMIT` (25% less time at 10K and 100K). Equal scores
+        go to the older row, here and in the full scan alike. Exact: when too few of the
+        best few have an allowed status, the caller falls back to filtering every match.
         """
         fetch = 2 * limit
         rows = self._db.execute(
             "SELECT m.id, f.r, m.status FROM (SELECT rowid, bm25(memories_fts) AS r"
-            " FROM memories_fts WHERE memories_fts MATCH ? ORDER BY r LIMIT ?) f"
-            " JOIN memories m ON m.rowid = f.rowid ORDER BY f.r",
+            " FROM memories_fts WHERE memories_fts MATCH ? ORDER BY r, rowid LIMIT ?) f"
+            " JOIN memories m ON m.rowid = f.rowid ORDER BY f.r, f.rowid",
             (match, fetch),
         ).fetchall()
         kept = [(r[0], r[1]) for r in rows if r[2] in statuses]
