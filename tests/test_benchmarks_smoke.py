@@ -85,7 +85,8 @@ def test_engram_bench_scale_cli_runs_a_tiny_store(cli_env, tmp_path):
     (row,) = json.loads(proc.stdout)
     assert row["memories"] == 200 and row["import_errors"] == 0
     assert row["ingest_per_s"] > 0 and row["bytes_per_memory"] > 0
-    assert "<!-- scale:start -->" in results.read_text()
+    assert row["index_load_s"] >= 0
+    assert "<!-- scale:start -->" in results.read_text() and "index load s" in results.read_text()
 
 
 def test_synthetic_memories_are_deterministic():

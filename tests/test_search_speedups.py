@@ -399,3 +399,41 @@ def test_the_batched_dedup_scan_finds_what_a_full_comparison_finds(mem, min_scor
         assert [c.score for c in hits] == pytest.approx([s for _, s in expected[:limit]],
                                                          abs=1e-5)
     assert any(got) and not got[1]  # an unknown project has no neighbours
+
+
+def test_index_timestamps_equal_the_row_by_row_parse():
+    """The cold load parses times with numpy; the time filter must see the same floats."""
+    from engram.model import from_iso, to_iso
+    from engram.store.sqlite import _timestamps
+
+    rng = np.random.default_rng(3)
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    near = [epoch + timedelta(microseconds=int(x)) for x in rng.integers(-2**52, 2**52, 2000)]
+    far = [datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)]
+    for texts in (
+        [to_iso(d) for d in near],
+        [to_iso(d) for d in near + far],  # beyond 2**53 µs a float64 rounds: row by row
+        [to_iso(near[0]), "2026-03-04T05:06:07+02:00", "2026-03-04T05:06:07"],
+        [],
+    ):
+        expected = [from_iso(text).timestamp() for text in texts]
+        assert _timestamps(texts).tolist() == expected
+
+
+def test_index_rows_put_again_keep_their_positions():
+    from engram.store.vector_index import VectorIndex
+
+    index = VectorIndex(4)
+    vectors = np.eye(4, dtype=np.float32)
+    index.put_many([7, 8, 9], ["a", "b", "c"], vectors[:3], ["active"] * 3,
+                   ["p", None, "q"], ["fact", "fact", "decision"], [1.0, 2.0, 3.0])
+    # One known row among new ones takes the row-by-row path.
+    index.put_many([8, 10], ["b", "d"], vectors[[3, 0]], ["archived", "active"],
+                   ["q", "p"], ["decision", "fact"], [5.0, 6.0])
+    assert index._size == len(index) == 4
+    assert index.rowids[:4].tolist() == [7, 8, 9, 10]
+    np.testing.assert_array_equal(index.vectors_of(["b"])["b"], vectors[3])
+    assert index.status[1] == vector_index.STATUS_CODES["archived"]
+    assert index.project[1] == index.project[2] == index.project_code("q")
+    assert index.project[0] == index.project[3] == index.project_code("p")
+    assert index.when[:4].tolist() == [1.0, 5.0, 3.0, 6.0]

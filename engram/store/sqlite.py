@@ -73,6 +73,28 @@ def _half(vector: np.ndarray) -> bytes:
     return vector.astype(np.float16).tobytes()
 
 
+def _timestamps(texts: list[str]) -> np.ndarray:
+    """Seconds since the epoch of stored timestamps, for the vector index's time filter.
+
+    numpy parses what `to_iso` writes (UTC, "+00:00") in one call, half the time of
+    `from_iso` row by row; anything else takes `from_iso`. Below 2^53 microseconds from
+    1970 (years 1685-2255) both divide the same exact float by 10^6, so the results are
+    identical; further out, a float64 no longer holds the microseconds exactly.
+    """
+    import numpy as np
+
+    if all(text.endswith("+00:00") for text in texts):
+        try:
+            micros = np.array([text[:-6] for text in texts], dtype="datetime64[us]")
+        except ValueError:
+            micros = None
+        if micros is not None:
+            whole = micros.astype(np.int64)
+            if not len(whole) or int(np.abs(whole).max()) < 2**53:
+                return whole / 1e6
+    return np.array([from_iso(text).timestamp() for text in texts])  # type: ignore[union-attr]
+
+
 def _when_ts(memory: Memory) -> float:
     return memory.when.timestamp()
 
@@ -547,7 +569,7 @@ class SQLiteStore:
                 [r[2] for r in usable],
                 [r[3] for r in usable],
                 [r[4] for r in usable],
-                [from_iso(r[5]).timestamp() for r in usable],  # type: ignore[union-attr]
+                _timestamps([r[5] for r in usable]),
             )
             self._index_seq = max(self._index_seq, max(r[6] for r in usable))
         return index

@@ -157,26 +157,43 @@ class VectorIndex:
         statuses: list[str],
         projects: list[str | None],
         kinds: list[str],
-        whens: list[float],
+        whens: Sequence[float] | np.ndarray,
     ) -> None:
-        """Add or replace rows; one numpy assignment per field (1M rows one by one: ~15 s)."""
-        new = len({r for r in rowids if r not in self._positions})
-        if self._size + new > len(self.rowids):
-            self._alloc(max(1024, self._size * 2, self._size + new))
-        positions = np.empty(len(rowids), dtype=np.int64)
-        for i, rowid in enumerate(rowids):
-            position = self._positions.get(rowid)
-            if position is None:
-                position = self._positions[rowid] = self._size
-                self._size += 1
-            positions[i] = position
+        """Add or replace rows; one numpy assignment per field (1M rows one by one: ~15 s).
+
+        Codes are looked up once per distinct value, and rows that are all new (a cold
+        load) take consecutive positions without a per-row dict probe: a cold load at
+        100K spent more time here than in SQLite.
+        """
+        known = self._positions.keys() & rowids
+        if not known and len(set(rowids)) == len(rowids):
+            if self._size + len(rowids) > len(self.rowids):
+                self._alloc(max(1024, self._size * 2, self._size + len(rowids)))
+            start = self._size
+            positions = np.arange(start, start + len(rowids), dtype=np.int64)
+            self._positions.update(zip(rowids, range(start, start + len(rowids)), strict=True))
+            self._size += len(rowids)
+        else:
+            new = len({r for r in rowids if r not in self._positions})
+            if self._size + new > len(self.rowids):
+                self._alloc(max(1024, self._size * 2, self._size + new))
+            positions = np.empty(len(rowids), dtype=np.int64)
+            for i, rowid in enumerate(rowids):
+                position = self._positions.get(rowid)
+                if position is None:
+                    position = self._positions[rowid] = self._size
+                    self._size += 1
+                positions[i] = position
         self.vectors[positions] = vectors
         self.rowids[positions] = rowids
         self.memory_ids[positions] = memory_ids
         self._by_id.update(zip(memory_ids, positions.tolist(), strict=True))
-        self.status[positions] = [STATUS_CODES.get(s, -1) for s in statuses]
-        self.project[positions] = [self._store_project(p) for p in projects]
-        self.kind[positions] = [self._code(self._types, k) for k in kinds]
+        status_of = {s: STATUS_CODES.get(s, -1) for s in set(statuses)}
+        project_of = {p: self._store_project(p) for p in set(projects)}
+        kind_of = {k: self._code(self._types, k) for k in set(kinds)}
+        self.status[positions] = [status_of[s] for s in statuses]
+        self.project[positions] = [project_of[p] for p in projects]
+        self.kind[positions] = [kind_of[k] for k in kinds]
         self.when[positions] = whens
 
     def set_fields(
