@@ -548,10 +548,13 @@ class SQLiteStore:
             return self._index
         self._data_version = version
         index = self._index
+        # A cold load reads every row: scanning the table beats walking the seq index
+        # (100K: 0.42 vs 0.53 s); an update reads the few rows changed since.
+        seq = "m.seq" if index is not None else "+m.seq"
         cursor = self._db.execute(
             "SELECT m.rowid, v.vec, m.status, m.project, m.type,"
-            " COALESCE(m.event_at, m.created_at), m.seq, m.id"
-            " FROM memories m JOIN vectors v ON v.rowid = m.rowid WHERE m.seq > ?",
+            f" COALESCE(m.event_at, m.created_at), m.seq, m.id"
+            f" FROM memories m JOIN vectors v ON v.rowid = m.rowid WHERE {seq} > ?",
             (self._index_seq if index is not None else -1,),
         )
         while rows := cursor.fetchmany(SYNC_BATCH):
