@@ -427,7 +427,7 @@ def test_index_rows_put_again_keep_their_positions():
     vectors = np.eye(4, dtype=np.float32)
     index.put_many([7, 8, 9], ["a", "b", "c"], vectors[:3], ["active"] * 3,
                    ["p", None, "q"], ["fact", "fact", "decision"], [1.0, 2.0, 3.0])
-    # One known row among new ones takes the row-by-row path.
+    # A known row among new ones: replaced in place, the new one appended.
     index.put_many([8, 10], ["b", "d"], vectors[[3, 0]], ["archived", "active"],
                    ["q", "p"], ["decision", "fact"], [5.0, 6.0])
     assert index._size == len(index) == 4
