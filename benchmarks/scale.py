@@ -191,7 +191,7 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         result["bulk_s"] = round(time.perf_counter() - t0, 1)
         # A running server (MCP, API, hook worker) has its vector index loaded; a new
         # process loads it at its first search or save. Timed on its own, so the ingest
-        # rate is the steady rate: at 100K the load was 1.7 s of a 13 s import sample.
+        # rate is the steady rate: at 100K the load took 1.4-1.7 s of a 13 s sample.
         t0 = time.perf_counter()
         mem.store.vectors_of([])
         result["index_load_s"] = round(time.perf_counter() - t0, 2)
