@@ -553,7 +553,7 @@ class SQLiteStore:
         seq = "m.seq" if index is not None else "+m.seq"
         cursor = self._db.execute(
             "SELECT m.rowid, v.vec, m.status, m.project, m.type,"
-            f" COALESCE(m.event_at, m.created_at), m.seq, m.id"
+            " COALESCE(m.event_at, m.created_at), m.seq, m.id"
             f" FROM memories m JOIN vectors v ON v.rowid = m.rowid WHERE {seq} > ?",
             (self._index_seq if index is not None else -1,),
         )
