@@ -621,41 +621,13 @@ class SQLiteStore:
     def nearest_in_project(
         self, queries: np.ndarray, projects: Sequence[str | None], min_score: float, limit: int
     ) -> list[list[Candidate]]:
-        """For each query, active memories of exactly its project scoring ≥ min_score.
-
-        One matrix product per project of the batch, over that project's rows: dedup at
-        save time costs what the project's size costs (it was ~1 ms a memory at 100K
-        memories, all scanned, whatever the project).
-        """
-        import numpy as np
-
+        """For each query, active memories of exactly its project scoring ≥ min_score."""
         with self._lock:
             index = self._sync_index()
             if index is None or index.dim != queries.shape[1] or not len(queries):
                 return [[] for _ in projects]
-            n = index._size
-            active = index.status[:n] == 0
-            codes = [index.project_code(p) for p in projects]
-            hits: list[list[Candidate]] = [[] for _ in projects]
-            for code in dict.fromkeys(codes):
-                columns = [c for c, other in enumerate(codes) if other == code]
-                rows = np.flatnonzero(active & (index.project[:n] == code))
-                if not len(rows):
-                    continue  # includes a project the store has never seen
-                batch = queries[columns].astype(np.float32).T
-                # A project's own rows only: the scan grows with the project, not the store.
-                # Most of the store in one project: one product, no copy of its rows.
-                scores = (index.vectors[:n] @ batch)[rows] if 2 * len(rows) > n \
-                    else index.vectors[rows] @ batch
-                for j, column in enumerate(columns):
-                    column_scores = scores[:, j]
-                    top = np.flatnonzero(column_scores >= min_score)
-                    top = top[np.argsort(-column_scores[top], kind="stable")][:limit]
-                    hits[column] = [
-                        Candidate(index.memory_ids[rows[p]], float(column_scores[p]))
-                        for p in top
-                    ]
-        return hits
+            found = index.nearest_in_projects(queries, projects, min_score, limit)
+        return [[Candidate(memory_id, score) for memory_id, score in hits] for hits in found]
 
     def has_vectors(self) -> bool:
         with self._lock:

@@ -213,6 +213,40 @@ class VectorIndex:
                 found[memory_id] = self.vectors[position].copy()
         return found
 
+    def nearest_in_projects(
+        self, queries: np.ndarray, projects: Sequence[str | None], min_score: float, limit: int
+    ) -> list[list[tuple[str, float]]]:
+        """For each query, (memory id, cosine) of active rows of exactly its project
+        scoring ≥ min_score, best first, at most `limit`.
+
+        One matrix product per project of the batch, over that project's rows: dedup at
+        save time costs what the project's size costs (it was ~1 ms a memory at 100K
+        memories, all scanned, whatever the project).
+        """
+        n = self._size
+        active = self.status[:n] == STATUS_CODES["active"]
+        codes = [self.project_code(p) for p in projects]
+        hits: list[list[tuple[str, float]]] = [[] for _ in projects]
+        for code in dict.fromkeys(codes):
+            columns = [c for c, other in enumerate(codes) if other == code]
+            rows = np.flatnonzero(active & (self.project[:n] == code))
+            if not len(rows):
+                continue  # includes a project the index has never seen
+            batch = queries[columns].astype(np.float32).T
+            # A project's own rows only: the scan grows with the project, not the store.
+            # Most of the store in one project: one product, no copy of its rows.
+            scores = (self.vectors[:n] @ batch)[rows] if 2 * len(rows) > n \
+                else self.vectors[rows] @ batch
+            for j, column in enumerate(columns):
+                column_scores = scores[:, j]
+                top = np.flatnonzero(column_scores >= min_score)
+                top = top[np.argsort(-column_scores[top], kind="stable")][:limit]
+                hits[column] = list(zip(
+                    self.memory_ids[rows[top]].tolist(), column_scores[top].tolist(),
+                    strict=True,
+                ))
+        return hits
+
     def mask(
         self,
         statuses: tuple[str, ...],
