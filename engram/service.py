@@ -49,9 +49,15 @@ DUPLICATE_SIMILARITY = 0.95
 CONFLICT_SIMILARITY = 0.80
 CONFIRM_STEP = 0.1
 EMBED_BATCH = 64
-#: Imports of at least one transaction's worth (EMBED_BATCH * 4 records) end by merging
-#: the keyword index's segments (SQLiteStore.tidy_keyword_index).
-TIDY_AFTER = EMBED_BATCH * 4
+#: Records per import transaction: embedded, then deduplicated with one scan of the
+#: rows of the batch's projects, then written. The scan reads those rows from memory,
+#: and a batch of many projects reads most of the index (100K memories in 120
+#: projects: 256 records read 82% of it), so bigger batches share it among more
+#: records: 0.35 ms a record at 256, 0.1 at 1024 (benchmarks/RESULTS.md, ingest).
+IMPORT_BATCH = 1024
+#: Imports of at least one transaction's worth end by merging the keyword index's
+#: segments (SQLiteStore.tidy_keyword_index).
+TIDY_AFTER = 256
 MEMORY_FIELDS = frozenset(f.name for f in dataclass_fields(Memory))
 # What an update may change; id, status, links and timestamps belong to the service.
 UPDATABLE_FIELDS = frozenset(
@@ -150,8 +156,8 @@ class _Neighbours:
         self.memories = memories
         self.vectors = vectors
         self.stored: list[list[Candidate]] = [[] for _ in memories]
-        self.inserted: list[int] = []
-        self.ids: dict[int, str] = {}
+        #: Items saved so far (not duplicates), by project: (index, id).
+        self.inserted: dict[str | None, list[tuple[int, str]]] = {}
         if vectors is not None and len(memories) > 0:
             self.stored = store.nearest_in_project(
                 vectors, [m.project for m in memories], CONFLICT_SIMILARITY, 8
@@ -161,18 +167,15 @@ class _Neighbours:
         if self.vectors is None:
             return None
         hits = list(self.stored[i])
-        project = self.memories[i].project
-        for j in self.inserted:
-            if self.memories[j].project == project:
-                score = float(self.vectors[j] @ self.vectors[i])
-                if score >= CONFLICT_SIMILARITY:
-                    hits.append(Candidate(self.ids[j], score))
+        for j, memory_id in self.inserted.get(self.memories[i].project, ()):
+            score = float(self.vectors[j] @ self.vectors[i])
+            if score >= CONFLICT_SIMILARITY:
+                hits.append(Candidate(memory_id, score))
         return sorted(hits, key=lambda c: -c.score)
 
     def saved(self, i: int, result: SaveResult) -> None:
         if not result.duplicate:
-            self.inserted.append(i)
-            self.ids[i] = result.memory.id
+            self.inserted.setdefault(self.memories[i].project, []).append((i, result.memory.id))
 
 
 class EngramCore:
@@ -861,7 +864,7 @@ class EngramCore:
                 fail(line, error)
                 continue
             batch.append((line, memory, kinds))
-            if len(batch) >= EMBED_BATCH * 4:
+            if len(batch) >= IMPORT_BATCH:
                 flush()
         flush()
         if result.imported >= TIDY_AFTER:

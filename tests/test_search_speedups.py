@@ -190,7 +190,10 @@ def test_fts_sorted_plan_falls_back_when_the_best_matches_are_filtered_out(mem, 
 def test_a_large_import_leaves_a_compact_keyword_index(tmp_path: Path, clock, monkeypatch):
     """Each import transaction adds an FTS5 segment that every keyword lookup visits; the
     import ends by merging them, and no search result changes."""
+    from engram import service
     from engram.exchange import parse
+
+    monkeypatch.setattr(service, "IMPORT_BATCH", 256)  # six transactions, not two
 
     text = "".join(
         json.dumps({"content": f"{TOPICS[i % len(TOPICS)]} (import {i})",
@@ -233,11 +236,14 @@ def test_small_index_scoring_is_the_same_product_and_restores_blas_threads():
     vectors = rng.standard_normal((500, 32)).astype(np.float32)
     query = rng.standard_normal(32).astype(np.float32)
     blas = vector_index._blas_threads()
-    np.testing.assert_allclose(vector_index._scores(vectors, query), vectors @ query, rtol=1e-5)
+    for one_thread in (None, True, False):  # the busy rule; the dedup scan's; forced off
+        np.testing.assert_allclose(
+            vector_index._scores(vectors, query, one_thread=one_thread), vectors @ query,
+            rtol=1e-5)
     if blas is not None:
         setter, default = blas
-        threads = [threading.Thread(target=vector_index._scores, args=(vectors, query))
-                   for _ in range(4)]
+        threads = [threading.Thread(target=vector_index._scores, args=(vectors, query),
+                                    kwargs={"one_thread": True}) for _ in range(4)]
         for t in threads:
             t.start()
         for t in threads:
