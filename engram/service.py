@@ -53,7 +53,7 @@ EMBED_BATCH = 64
 #: rows of the batch's projects, then written. The scan reads those rows from memory,
 #: and a batch of many projects reads most of the index (100K memories in 120
 #: projects: 256 records read 82% of it), so bigger batches share it among more
-#: records: 0.35 ms a record at 256, 0.1 at 1024 (benchmarks/RESULTS.md, ingest).
+#: records: 0.35 ms a record at 256, 0.13 at 1024 (100K memories).
 IMPORT_BATCH = 1024
 #: Imports of at least one transaction's worth end by merging the keyword index's
 #: segments (SQLiteStore.tidy_keyword_index).
