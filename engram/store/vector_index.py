@@ -228,8 +228,9 @@ class VectorIndex:
 
         Below SINGLE_THREAD_ROWS a product runs on one BLAS thread, busy machine or not:
         these products are a few columns wide, and OpenBLAS's helper thread spins for a
-        while after each one. During an import at 100K that spinning cost 1.4 ms of CPU a
-        memory (10.2 ms instead of 8.8, 16%): a core the agent beside Engram could use.
+        while after each one. During an import at 100K that spinning cost 0.8-1.4 ms of
+        CPU a memory (10.2-10.3 ms instead of 8.8-9.5): a core the agent beside Engram
+        could use.
         """
         n = self._size
         active = self.status[:n] == STATUS_CODES["active"]
