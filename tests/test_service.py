@@ -287,6 +287,24 @@ def test_import_reports_bad_lines_and_keeps_good_ones(mem):
     assert second.created_at.year == 2025
 
 
+def test_one_import_batch_dedups_within_each_project_only(mem):
+    """Near-duplicates inside one import batch merge with an earlier record of their
+    own project, never with one of another project (the fake embedder ignores word
+    order, so these four texts share one vector; their normalised texts differ)."""
+    records = [
+        ("cache keys include the tenant id", "shop"),
+        ("the tenant id cache keys include", "blog"),
+        ("include the tenant id cache keys", "shop"),
+        ("tenant id cache keys include the", "blog"),
+    ]
+    text = "\n".join(json.dumps({"content": c, "project": p}) for c, p in records)
+    result = mem.import_records(parse(text))
+    assert (result.imported, result.duplicates) == (2, 2)
+    assert result.ids[2] == result.ids[0] and result.ids[3] == result.ids[1]
+    assert result.ids[0] != result.ids[1]
+    assert mem.get(result.ids[1]).project == "blog"
+
+
 def test_export_formats(mem):
     mem.save("Never commit .env files", type="constraint", project="shop")
     mem.save("Old", type="todo")
