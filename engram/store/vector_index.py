@@ -245,10 +245,8 @@ class VectorIndex:
             # A project's own rows only: the scan grows with the project, not the store.
             # Most of the store in one project: one product, no copy of its rows.
             whole = 2 * len(rows) > n
-            scores = _scores(
-                self.vectors[:n] if whole else self.vectors[rows], batch,
-                one_thread=len(rows) < SINGLE_THREAD_ROWS,
-            )
+            candidates = self.vectors[:n] if whole else self.vectors[rows]
+            scores = _scores(candidates, batch, one_thread=len(candidates) < SINGLE_THREAD_ROWS)
             if whole:
                 scores = scores[rows]
             for j, column in enumerate(columns):
