@@ -55,8 +55,9 @@ EMBED_BATCH = 64
 #: projects: 256 records read 82% of it), so bigger batches share it among more
 #: records: 0.35 ms a record at 256, 0.13 at 1024 (100K memories).
 IMPORT_BATCH = 1024
-#: Imports of at least one transaction's worth end by merging the keyword index's
-#: segments (SQLiteStore.tidy_keyword_index).
+#: Imports of at least this many records end by merging the keyword index's segments
+#: (SQLiteStore.tidy_keyword_index): each import transaction adds one, so a run of
+#: smaller imports piles them up as surely as one big import does.
 TIDY_AFTER = 256
 MEMORY_FIELDS = frozenset(f.name for f in dataclass_fields(Memory))
 # What an update may change; id, status, links and timestamps belong to the service.
