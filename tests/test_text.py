@@ -168,6 +168,23 @@ def test_non_english_latin_found_by_own_language_and_short_queries() -> None:
     assert idx.search("datos") == {0}  # a one-word query is detected as English
 
 
+def test_a_words_terms_follow_each_texts_language_in_any_order() -> None:
+    """Terms of recurring words are cached across texts: never across languages."""
+    import engram.text
+
+    german = "Die Datenbank ist nicht erreichbar und die Verbindung wird abgelehnt"
+    english = "Workers die when the database is unreachable, Verbindung or not"
+    engram.text._RUN_TERMS.clear()
+    german_first = [index_terms(german), index_terms(english)]
+    engram.text._RUN_TERMS.clear()
+    english_first = [index_terms(english), index_terms(german)][::-1]
+    assert german_first == english_first
+    assert "die" not in german_first[0].split()  # a German stop word
+    assert "die" in german_first[1].split()  # an English verb
+    assert "verbind" in german_first[0].split()  # German stem, also kept as typed
+    assert "verbind" not in german_first[1].split()  # English text: English stem only
+
+
 def test_and_is_never_broader_than_or() -> None:
     idx = Index(
         [
