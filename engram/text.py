@@ -683,10 +683,10 @@ def _is_cjk(chunk: str) -> bool:
 #: depend on nothing else (contractions, the stop list and the stemmer follow the Latin
 #: language; identifier atoms are stemmed as English), and the same words recur from
 #: memory to memory: at 100K memories, indexing was ~15% of saving one and this halves
-#: it. Cleared when full rather than kept in LRU order: refilling costs less than the
-#: bookkeeping would.
+#: it. ~300 bytes an entry, so a long-lived server keeps at most ~6 MB; cleared when full
+#: rather than kept in LRU order, as refilling costs less than the bookkeeping would.
 _RUN_TERMS: dict[tuple[str, str], tuple[str, ...]] = {}
-_RUN_TERMS_MAX = 50_000
+_RUN_TERMS_MAX = 20_000
 
 
 def index_terms(text: str) -> str:
