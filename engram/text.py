@@ -698,16 +698,12 @@ def index_terms(text: str) -> str:
     memo = _RUN_TERMS
     for raw in _CHUNK_RE.findall(analyzer.text):
         if not raw.isascii():
-            for chunk_text in analyzer.split(raw):
-                terms.extend(t for t in _chunk_terms(analyzer, chunk_text) if t)
+            terms.extend(_run_terms(analyzer, raw))
             continue
         key = (analyzer.latin, raw)
         found = memo.get(key)
         if found is None:
-            found = tuple(
-                t for chunk_text in analyzer.split(raw) for t in _chunk_terms(analyzer, chunk_text)
-                if t
-            )
+            found = _run_terms(analyzer, raw)
             if len(memo) >= _RUN_TERMS_MAX:
                 memo.clear()
             memo[key] = found
@@ -715,8 +711,13 @@ def index_terms(text: str) -> str:
     return " ".join(terms)
 
 
+def _run_terms(analyzer: _Analyzer, raw: str) -> tuple[str, ...]:
+    """The index terms of one run of word characters, empty ones dropped."""
+    return tuple(t for chunk in analyzer.split(raw) for t in _chunk_terms(analyzer, chunk) if t)
+
+
 def _chunk_terms(analyzer: _Analyzer, chunk_text: str) -> list[str]:
-    """The index terms of one chunk; may hold empty strings (the caller drops them)."""
+    """The index terms of one chunk; may hold empty strings (_run_terms drops them)."""
     if _is_plain_word(chunk_text):
         return analyzer.word_stems(_lower(chunk_text)) or []
     if _is_cjk(chunk_text):
