@@ -33,3 +33,9 @@ class ConflictError(EngramError):
 
 class StoreError(EngramError):
     """The store cannot be opened or upgraded (bad path, newer schema, corrupt file)."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store is there but cannot serve this request now: the disk is full, the file
+    is locked by a long writer past the wait allowed, or an I/O error. Retrying later
+    may work; adapters answer it as "unavailable" (REST 503), not as a bug."""
