@@ -189,8 +189,15 @@ def check(gold_path: Path, strict: bool) -> tuple[list[str], list[str], dict[str
             problems.append(f"{gold_path.name}: secret {secret!r} must be a non-empty string")
         elif text is not None and secret.lower() not in text:
             problems.append(f"{gold_path.name}: secret {secret[:12]!r}... not in the transcript")
-    for index, groups in enumerate(gold.get("forbidden", [])):
-        _check_groups(groups, f"{gold_path.name}:forbidden[{index}]", None, problems)
+    forbidden = gold.get("forbidden", [])
+    if forbidden:
+        # A list of groups, as in match; a stored memory that satisfies any group is noise.
+        _check_groups(forbidden, f"{gold_path.name}:forbidden", None, problems)
+        for group in forbidden if text is not None and isinstance(forbidden, list) else []:
+            if isinstance(group, list) and not any(
+                isinstance(t, str) and t.lower() in text for t in group
+            ):
+                warnings.append(f"{gold_path.name}: forbidden {group!r} is not in the session")
     return problems, warnings, counts
 
 
