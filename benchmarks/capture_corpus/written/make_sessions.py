@@ -260,7 +260,7 @@ class Session:
         self._push(out)
 
     def task_notification(self, task_id: str, description: str, status: str = "completed",
-                          exit_code: int = 0, wait: float = 30.0, queued: bool = True) -> None:
+                          exit_code: int = 0, wait: float = 30.0, queued: bool = True) -> str:
         """A background command finished: Claude Code queues and then delivers a notification."""
         self._close()
         self.tick(wait)
