@@ -17,6 +17,7 @@ import click
 
 SUBCOMMANDS: dict[str, tuple[str]] = {
     "locomo": ("benchmarks.locomo",),
+    "redaction": ("benchmarks.redaction",),
     "scale": ("benchmarks.scale",),
 }
 
