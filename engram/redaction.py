@@ -51,7 +51,7 @@ class Redaction:
     kinds: tuple[str, ...]
 
 
-_PATTERN_METHODS = ("finditer", "fullmatch", "match", "search", "split", "sub")
+_PATTERN_METHODS = ("findall", "finditer", "fullmatch", "match", "search", "split", "sub")
 
 
 class _Re:
@@ -73,6 +73,9 @@ class _Re:
         for name in _PATTERN_METHODS:
             setattr(self, name, getattr(compiled, name))
         return compiled
+
+    def findall(self, string: str) -> list[str]:
+        return self._compile().findall(string)
 
     def finditer(self, string: str, *args: int) -> Iterator[re.Match[str]]:
         return self._compile().finditer(string, *args)
@@ -192,16 +195,20 @@ def _is_placeholder_head(value: str) -> bool:
     if not any(c.isalnum() for c in v):
         return True  # empty, ``***``, ``{``, ``(``: nothing to leak
     low = v.lower()
-    if low in _NON_SECRET_WORDS or _NUMBER.fullmatch(v):
+    if low in _NON_SECRET_WORDS:
         return True
+    if _NUMBER.fullmatch(v) and not (v.isdigit() and len(v) >= _LONG_ID_DIGITS):
+        return True  # counts, ports, limits; 14+ digits are client ids (Asana, Discord)
     if low.rstrip("?[]!") in _TYPE_NAMES:
         return True  # schema examples: ``"password": "string?"``
     if low.startswith("file://"):
         return True  # ``--private-key file://key.pem`` names where it is kept
     if _FORMAT_ONLY.fullmatch(v) or _CSS_COLOR.fullmatch(v):
         return True  # ``"%s:%s" % (user, pw)``, ``"{user}:{pw}"``, ``'#1e1e1e'``
-    if "..." in v or "\u2026" in v or "***" in v or low.endswith("xxx"):
-        return True  # truncated or masked: ``sk-...``, ``hf_***``, ``ghp_xxxx``
+    if "..." in v or "\u2026" in v or "***" in v or low.endswith(("xxx", "here")):
+        return True  # truncated or masked: ``sk-...``, ``hf_***``, ``ghp_xxxx``, ``TokenHere``
+    if "EXAMPLE" in v or low.endswith("[redacted]"):
+        return True  # AWS's documented ``AKIAIOSFODNN7EXAMPLE``; ``ops_eyJz..[Redacted]``
     if (
         _WORDS_ONLY.fullmatch(v)
         and _KEYWORDISH.search(v)
@@ -211,6 +218,49 @@ def _is_placeholder_head(value: str) -> bool:
     return _PLACEHOLDER_VALUE.fullmatch(v) is not None
 
 
+# Shortest all-digit value that counts as an id rather than a number: 13-digit
+# millisecond timestamps stay numbers.
+_LONG_ID_DIGITS = 14
+_CAMEL_WORDS = _Re(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+
+
+def _random_letters(value: str) -> bool:
+    """Generated letters-only keys (``api_org_kkEopxXxhjnIGmaEZAycep…``) versus words.
+
+    Split at case changes, identifiers give word-sized pieces (``getUserAccessToken``,
+    ``HTTPServerURL``); random mixed case gives many of one or two letters.
+    """
+    for chunk in value[:_WINDOW].replace("-", "_").replace(".", "_").split("_"):
+        if len(chunk) < 12 or chunk.islower() or chunk.isupper():
+            continue
+        pieces = _CAMEL_WORDS.findall(chunk)
+        short = sum(len(p) <= 2 for p in pieces)
+        if len(pieces) >= 4 and short >= max(2, len(pieces) / 3):
+            return True
+    return False
+
+
+# Ten or more letters in alphabetical order: typed by a person writing a sample. (Digit
+# runs are not enough: scanners' own positive samples use ``1234567890abcdef…``.)
+_SEQUENCE = _Re(
+    "(?:" + "|".join(
+        alphabet[i : i + 10]
+        for alphabet in ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        for i in range(len(alphabet) - 9)
+    ) + ")"
+)
+
+
+def _fake(value: str) -> bool:
+    """Generated-looking values a person typed as a sample: ``ghp_xxxx…``, ``AIzaaaaa…``,
+    ``glc_1111…`` (after a short prefix, one or two characters repeated) or
+    ``sk_abcdefghijklmnop…``. Only for keys and tokens: ``aaaaaaaa`` is a real password."""
+    head = value[:_WINDOW]
+    if len(head) < 16:
+        return False
+    return len(set(head[4:])) <= 2 or _SEQUENCE.search(head) is not None
+
+
 def _secret_like(value: str) -> bool:
     """API keys and tokens are long and machine-made; ``Operator``, ``#cccccc``
     or ``inferred`` after ``token =`` are code, colours or words.
@@ -218,7 +268,7 @@ def _secret_like(value: str) -> bool:
     Passwords are exempt (``hunter2`` is a real one); this gate is for the
     ``secret`` family only.
     """
-    if _WORDS_ONLY.fullmatch(value):
+    if _WORDS_ONLY.fullmatch(value) and not _random_letters(value):
         return False  # ``SCHEMATHESIS-INVALID-VALUE``, ``re-exchanging``
     if " " in value and max(len(chunk) for chunk in value[:_WINDOW].split()) < 24:
         return False  # keys and tokens are one unbroken run: this is prose or a command
@@ -231,6 +281,32 @@ def _secret_like(value: str) -> bool:
     return len(value) >= 8 and (
         not value.replace("_", "").replace("-", "").isalnum() or any(c.isupper() for c in value[1:])
     )
+
+
+_HEX_OR_UUID = _Re(r"[0-9a-fA-F\-]+")
+
+
+def _machine_made(value: str) -> bool:
+    """Long, unbroken, letters mixed with digits, and not a hash or UUID: how a generated
+    key looks. The bar for keys whose name alone does not say "secret" (``alibabaKey``)."""
+    head = value[:_WINDOW]
+    return (
+        len(value) >= 20
+        and _has_classes(head, 2)
+        and any(c.isdigit() for c in head)
+        and not any(c.isspace() for c in head)
+        and _HEX_OR_UUID.fullmatch(head) is None
+        and not head.startswith(("arn:", "http://", "https://", "/", "./"))
+    )
+
+
+def _accepts(family: str, value: str) -> str | None:
+    """The kind to report when ``value`` fits a key of ``family``, else None."""
+    if family == "key":
+        return "secret" if _machine_made(value) and not _fake(value) else None
+    if family == "secret" and (not _secret_like(value) or _fake(value)):
+        return None
+    return family
 
 
 def _is_code_reference(value: str, key_quoted: bool) -> bool:
@@ -253,6 +329,8 @@ def _is_code_reference_head(value: str, key_quoted: bool) -> bool:
         if root in _CODE_ROOTS or _KEYWORDISH.search(last) or not any(c.isdigit() for c in value):
             return True
     if _IDENT.fullmatch(value):
+        if len(value) >= 24 and sum(c.isdigit() for c in value) >= 4:
+            return False  # ``github_pat_7hve…``: generated, not a variable name
         # In JSON every literal string is quoted, so a bare word after a quoted
         # key is a variable in a dict/object literal.
         if key_quoted:
@@ -275,7 +353,7 @@ _KEY_SEPARATORS = _Re(r"[_.\-:]+")
 # ``password_confirm``, ``SECRET_KEY_BASE``, ``API_TOKEN_PROD``.
 _TRAILING_OK = _words(
     """
-    value val plain plaintext raw b64 base64 hex encoded enc confirm
+    value val plain plaintext raw b64 base64 hex encoded enc confirm string str
     confirmation again repeat verify prod production dev development staging stage test
     live local main primary secondary current new old v key base
     """
@@ -309,6 +387,15 @@ _KEY_QUALIFIERS = _words(
     """
 )
 
+# ``<qualifier>_key`` names of keys that index or identify, never authenticate.
+_KEY_NOT_SECRET = _words(
+    """
+    primary foreign cache sort partition row composite unique index lookup hash schema
+    sequence object bucket table column field map dict item entry group registry
+    translation idempotency cursor page hot short shortcut keyboard sign ssh kms gpg pgp
+    """
+)
+
 _PASSWORD_SUFFIXES = ("password", "passwd", "passphrase")
 _PASSWORD_EXACT = frozenset({"pass", "pwd"})
 
@@ -336,7 +423,10 @@ def _anchor(segments: list[str], i: int) -> str | None:
             return None
         return "secret"
     if seg == "key":
-        return "secret" if prev in _KEY_QUALIFIERS else None
+        if prev in _KEY_QUALIFIERS:
+            return "secret"
+        # ``alibabaKey``, ``MAILCHIMP_KEY``: maybe a credential, judged by the value
+        return "key" if prev and prev not in _KEY_NOT_SECRET else None
     if seg.endswith("key") and seg[: -len("key")] in _KEY_QUALIFIERS:
         return "secret"
     if seg.endswith("apikey"):
@@ -428,8 +518,9 @@ _W = r"A-Za-z0-9_\-"  # word characters of dashed identifiers
 # when the closing quote is missing.
 _DQ = r'"(?P<dq>[^"\\\n]*(?:\\.[^"\\\n]*)*)"'
 _SQ = r"'(?P<sq>[^'\\\n]*(?:\\.[^'\\\n]*)*)'"
+_BQ = r"`(?P<bq>[^`\\\n]*)`"  # Go raw strings, JS template literals, shell
 _BARE = r"""["']?(?P<bare>[^\s"'`,;&<)}\]]+)"""
-_VALUE = rf"(?:{_DQ}|{_SQ}|{_BARE})"
+_VALUE = rf"(?:{_DQ}|{_SQ}|{_BQ}|{_BARE})"
 
 # ``key [sep] value`` anchored on the secret word itself (matched on lower-cased
 # text), so the scan jumps between rare letters instead of trying every
@@ -440,7 +531,10 @@ _ASSIGNMENT = (
     r"(?:(?P<kq>[\"'])\]?)?\??"
     r"(?P<sep>[ \t]*"
     r"(?::[ \t]*[a-z_][\w.\[\]|, ]{0,40}?[ \t]+=(?!=)"  # ``password: str = "..."``
-    r"|=>|:=|=(?!=)|:(?![:/\\]))"
+    r"|(?:string|\[\]byte)[ \t]*=(?!=)"  # Go: ``var token string = "..."``
+    # Make's ``?=``/``::=``/``:::=``, PHP's ``.=``, ``??=``/``||=``, appends
+    r"|=>|:{1,3}=|\?\?=|\?=|\.=|\+=|\|\|=|=(?!=)|:(?![:/\\])"
+    r"|,)"  # ``setProperty("API_TOKEN", "...")``: checked to be quoted on both sides
     r"[ \t]*)"
     rf"{_VALUE}"
 )
@@ -522,14 +616,23 @@ def _check_assignment(m: re.Match[str], text: str) -> Verdict:
             return None
         if "CREDENTIAL" in key and value.startswith(_PATH_STARTS):
             return None  # GOOGLE_APPLICATION_CREDENTIALS=/path/key.json
+        if family == "key" and not _machine_made(value):
+            return None  # ``REDIS_KEY=sessions``
+        if family != "password" and _fake(value.rstrip(",;")):
+            return None  # ``API_KEY=glc_1111…``
         return "env_secret", start, end
 
     bare = group == "bare"
     kq = m.group("kq")
     key_quoted = kq is not None and key_start > 0 and text[key_start - 1] == kq
+    if sep == "," and (bare or not key_quoted or not _secret_like(value)):
+        # ``token, secret = pair`` and word lists (``"pwd", "echo"``): only
+        # ``("API_TOKEN", "<credential-like>")`` pairs count
+        return None
     if not _check_value(value, not bare, key_quoted):
         return None
-    if family == "secret" and not _secret_like(value):
+    kind = _accepts(family, value)
+    if kind is None:
         return None
     if bare:
         if sep == "=" and m.group("sep") != "=" and _PLAIN_WORD.fullmatch(value):
@@ -550,7 +653,7 @@ def _check_assignment(m: re.Match[str], text: str) -> Verdict:
             lowered = key.lower()
             if "credential" in lowered or lowered.endswith("pwd"):
                 return None  # a path to a credentials file, or a working directory
-    return family, start, end
+    return kind, start, end
 
 
 def _check_cli(m: re.Match[str], text: str) -> Verdict:
@@ -565,9 +668,10 @@ def _check_cli(m: re.Match[str], text: str) -> Verdict:
         return None  # ``--password-stdin --verbose``: the next flag, not a value
     if bare and m.group("sep").strip() != "=" and value.isalpha() and value.islower():
         return None  # "the --password option", "--db-password requires --db-user"
-    if family == "secret" and not _secret_like(value):
+    kind = _accepts(family, value)
+    if kind is None:
         return None
-    return (family, start, end) if _check_value(value, not bare, False) else None
+    return (kind, start, end) if _check_value(value, not bare, False) else None
 
 
 def _continues_as_prose(text: str, end: int) -> bool:
@@ -581,11 +685,18 @@ def _continues_as_prose(text: str, end: int) -> bool:
 
 
 def _check_xml(m: re.Match[str], text: str) -> Verdict:
-    value = m.group("v")
+    raw = m.group("v")
+    value = raw.strip()
+    if not value or "\n" in value:
+        return None  # nested markup or several lines: not one value
     family = _classify_key(m.group("key"))
     if family is None or _is_placeholder(value):
         return None
-    return None if family == "secret" and not _secret_like(value) else family
+    kind = _accepts(family, value)
+    if kind is None:
+        return None
+    start = m.start("v") + len(raw) - len(raw.lstrip())
+    return kind, start, start + len(value)
 
 
 def _check_private_key(m: re.Match[str], text: str) -> Verdict:
@@ -615,6 +726,18 @@ def _check_bearer_header(m: re.Match[str], text: str) -> Verdict:
     if text[end : end + 1] in ("*", "\u2026") or _is_placeholder(value.rstrip(".")):
         return None
     return "bearer_token"
+
+
+def _check_header_other(m: re.Match[str], text: str) -> Verdict:
+    # ``Authorization: Api-Token 22cb…``, ``Authorization: sha256~…``: whatever the
+    # scheme, the header carries a credential (bearer and basic have their own rules).
+    scheme = m.group("scheme")
+    if scheme and scheme.rstrip() in ("bearer", "token", "basic"):
+        return None
+    value = _original(m, text)
+    if len(value) < 8 or _is_placeholder(value) or value.startswith("$"):
+        return None
+    return "authorization"
 
 
 def _check_bearer(m: re.Match[str], text: str) -> Verdict:
@@ -647,8 +770,8 @@ def _check_user_pass(m: re.Match[str], text: str) -> Verdict:
     if start and not text[start - 1].isspace():
         return None  # ``--user`` must be a flag of its own, not ``x-user``
     value = m.group("v")
-    if _is_placeholder(value) or value == m.group("user"):
-        return None  # ``-u 1000:1000``, ``-u postgres:postgres`` are user:group
+    if _is_placeholder(value) or value == m.group("user") or m.group("user")[:1] == "<":
+        return None  # ``-u 1000:1000``, ``-u postgres:postgres``, ``-u <user:password>``
     if len(value) < 4 or (value.isalpha() and value.isupper()):
         return None  # ``gsutil acl ch -u AllUsers:R``: a permission, not a password
     return "basic_auth"
@@ -664,7 +787,9 @@ def _fixed(kind: str, value_ok: Callable[[str], bool], group: int | str = "v") -
 def _random(kind: str, classes: int = 3) -> Check:
     """For prefixes that also start ordinary words or identifiers (``sk-learn-…``,
     ``hf_hub_…``): the tail must mix character classes like generated keys do."""
-    return _fixed(kind, lambda v: _has_classes(v, classes) and not _is_placeholder(v), 0)
+    return _fixed(
+        kind, lambda v: _has_classes(v, classes) and not _is_placeholder(v) and not _fake(v), 0
+    )
 
 
 def _with_digit(kind: str) -> Check:
@@ -672,12 +797,49 @@ def _with_digit(kind: str) -> Check:
     return _fixed(kind, lambda v: any(c.isdigit() for c in v) and not _is_placeholder(v), 0)
 
 
-def _not_placeholder(kind: str) -> Check:
+def _not_placeholder(kind: str, group: int | str = "v") -> Check:
     """Doc examples spell webhook ids as ``T00000000/B00000000/XXXXXXXX``."""
-    return _fixed(kind, lambda v: not _is_placeholder(v) and not set(v) <= set("xX0_/TB"))
+    return _fixed(
+        kind,
+        lambda v: not _is_placeholder(v) and not _fake(v) and not set(v) <= set("xX0_/TB"),
+        group,
+    )
 
 
 _HEADER = r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+
+# Vendor prefixes that only start generated credentials (gitleaks' and the vendors'
+# documented formats). Seventy literal prefixes would cost seventy scans of every text;
+# instead one pattern finds each run of token characters long enough to be one (entering
+# only at a separator, so a run is read once) and the check looks its start up here.
+_VENDOR_PREFIXES = (
+    "ntn_", "sgp_", "EZAK", "EZTK", "s-s4t2ud-", "s-s4t2af-", "sha256~", "sntrys_", "sntryu_",
+    "fo1_", "fm1a_", "fm1r_", "fm2_", "ops_eyJ", "HRKU-", "sq0csp-", "sq0atp-", "glc_", "glsa_",
+    "ABSK", "sqp_", "squ_", "sqa_", "pscale_pw_", "pscale_tkn_", "pscale_oauth_", "lin_api_",
+    "pplx-", "PMAK-", "pnu_", "pul-", "rdme_", "rubygems_", "xkeysib-", "shippo_live_",
+    "shippo_test_", "dp.pt.", "dt0c01.", "duffel_live_", "duffel_test_", "FLWSECK", "fio-u-",
+    "CLOJARS_", "ATATT3", "p8e-", "LTAI", "AKCp", "tk-us-", "glagent-", "glffct-", "gloas-",
+    "GR1348941", "EAA", "NRAK-", "NRII-", "NRJS-", "api_org_", "dckr_pat_", "figd_",
+    "lsv2_pt_", "lsv2_sk_", "pcsk_", "r8_", "tvly-", "xai-", "dop_v1_", "doo_v1_", "dor_v1_",
+)
+_RUN_HEAD = r"A-Za-z0-9_\-.~"
+_FILE_NAME = _Re(r"\.(?:[a-z]{2,4}|json|yaml|toml)$")
+_RUN = rf"(?P<v>[{_RUN_HEAD}]{{20,}}+[{_RUN_HEAD}+/=]*)"
+
+
+def _check_vendor(m: re.Match[str], text: str) -> Verdict:
+    value = m.group("v")
+    if not value.startswith(_VENDOR_PREFIXES):
+        return None
+    value = value.rstrip(".")
+    if _FILE_NAME.search(value):
+        return None  # ``api_org_96726c78_4ae3….xml``: a fixture's file name
+    tail = value[value.index("_") + 1 :] if "_" in value[:14] else value
+    words = _WORDS_ONLY.fullmatch(tail) and not _random_letters(tail)
+    if not _has_classes(tail, 2) or words or _is_placeholder(value) or _fake(value):
+        return None
+    start = m.start("v")
+    return "vendor_token", start, start + len(value)
 
 # Order is priority: when matches overlap, the earlier rule names the result,
 # so specific formats beat the generic assignment rules at the bottom.
@@ -703,18 +865,27 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "aws_access_key",
         "A(?:KIA|SIA|BIA|CCA)" + _after(4, "A-Za-z0-9") + r"[A-Z0-9]{16}(?![A-Za-z0-9])",
+        check=_not_placeholder("aws_access_key", 0),
+    ),
+    *(
+        _Rule(  # two rules, so each opens with a literal that sre can scan for
+            "aws_secret_key",
+            key + r"[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+            "v",
+            _fixed("aws_secret_key", lambda v: _has_classes(v, 2) and not _is_placeholder(v)),
+            lower=True,
+            trigger="secret",
+        )
+        for key in (
+            r"aws[_\-]?secret(?:[_\-]?access)?(?:[_\-]?key)?",
+            r"secret[_\-]?access[_\-]?key",
+        )
     ),
     _Rule(
-        "aws_secret_key",
-        r"(?:aws[_\-]?secret(?:[_\-]?access)?(?:[_\-]?key)?|secret[_\-]?access[_\-]?key)"
-        r"[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?"
-        r"(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
-        "v",
-        _fixed("aws_secret_key", lambda v: _has_classes(v, 2) and not _is_placeholder(v)),
-        lower=True,
-        trigger="secret",
+        "gcp_api_key",
+        "AIza" + _after(4, _W) + rf"[{_W}]{{35}}(?![{_W}])",
+        check=_not_placeholder("gcp_api_key", 0),
     ),
-    _Rule("gcp_api_key", "AIza" + _after(4, _W) + rf"[{_W}]{{35}}(?![{_W}])"),
     _Rule(
         "gcp_service_account",
         r"\"private_key_id\"[ \t]*:[ \t]*\"(?P<v>[0-9a-f]{40})\"",
@@ -726,16 +897,23 @@ _RULES: tuple[_Rule, ...] = (
         r"ya29\." + _after(5) + rf"[{_W}]{{20,}}",
         check=_random("google_oauth_token", 2),
     ),
-    _Rule(
-        "azure_storage_key",
-        r"(?:accountkey|sharedaccesskey)=(?P<v>[a-z0-9+/]{20,}={0,2})",
-        "v",
-        lower=True,
-        trigger="key=",
+    *(
+        _Rule(  # one literal each: an alternation at the start would defeat sre's fast scan
+            "azure_storage_key",
+            rf"{name}=(?P<v>[a-z0-9+/]{{20,}}={{0,2}})",
+            "v",
+            lower=True,
+            trigger=f"{name}=",
+        )
+        for name in ("accountkey", "sharedaccesskey")
     ),
     _Rule("azure_storage_key", r"SharedAccessSignature=(?P<v>[^;\s\"']+)", ("v",)),
     _Rule("azure_storage_key", r"[?&]sig=(?P<v>[A-Za-z0-9%+/=]{30,})", "v", trigger="sig="),
-    _Rule("github_token", "gh[pousr]_" + _after(4) + r"[A-Za-z0-9]{36,}(?![A-Za-z0-9])"),
+    _Rule(
+        "github_token",
+        "gh[pousr]_" + _after(4) + r"[A-Za-z0-9]{36,}(?![A-Za-z0-9])",
+        check=_not_placeholder("github_token", 0),
+    ),
     _Rule(
         "github_token",
         "github_pat_" + _after(11) + r"[A-Za-z0-9_]{22,}",
@@ -748,36 +926,55 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "slack_token",
-        "x" + _after(1, _W) + r"(?:ox[abeoprs]|app)-[A-Za-z0-9\-]{10,}",
+        "x" + _after(1, _W) + r"(?:ox[abeoprs]|app)-[A-Za-z0-9\-]{20,}",
         check=_with_digit("slack_token"),
     ),
     _Rule(
         "slack_webhook",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/"
-        r"(?P<v>T[A-Za-z0-9_]+/[A-Za-z0-9_]+/[A-Za-z0-9_]+)",
+        r"(?P<v>[A-Za-z0-9_]{8,}(?:/[A-Za-z0-9_]+){0,3})",
         "v",
         _not_placeholder("slack_webhook"),
+    ),
+    _Rule(
+        "teams_webhook",
+        r"\.webhook\.office\.com/webhookb2/(?P<v>[A-Za-z0-9\-@/]{40,})",
+        "v",
+        _not_placeholder("teams_webhook"),
+        trigger=".webhook.office.com",
     ),
     _Rule(
         "discord_webhook",
         rf"discord(?:app)?\.com/api/webhooks/(?P<v>\d{{5,}}/[{_W}]{{20,}})",
         "v",
     ),
-    _Rule(
-        "stripe_key",
-        "[sr]k_(?:live|test)_" + _after(8) + r"[A-Za-z0-9]{10,}",
-        check=_random("stripe_key", 2),
+    *(
+        _Rule(
+            "stripe_key",
+            f"{kind}k_(?:live|test|prod)_" + _after(8) + r"[A-Za-z0-9]{10,}",
+            check=_random("stripe_key", 2),
+        )
+        for kind in "sr"  # secret and restricted keys; a literal start keeps the scan fast
     ),
     _Rule(
         "stripe_key",
         "whsec_" + _after(6) + r"[A-Za-z0-9+/=]{24,}",
         check=_random("stripe_key", 2),
     ),
-    _Rule("npm_token", "npm_" + _after(4) + r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    _Rule(
+        "npm_token",
+        "npm_" + _after(4) + r"[A-Za-z0-9]{36}(?![A-Za-z0-9])",
+        check=_not_placeholder("npm_token", 0),
+    ),
     _Rule(
         "huggingface_token",
         "hf_" + _after(3) + r"[A-Za-z0-9]{34,}(?![A-Za-z0-9])",
-        check=_random("huggingface_token", 2),
+        check=_fixed(  # ``hf_requiredCharacteristicTypesFor…`` is an Objective-C name
+            "huggingface_token",
+            lambda v: _has_classes(v, 2) and not _is_placeholder(v)
+            and (any(c.isdigit() for c in v) or _random_letters(v)),
+            0,
+        ),
     ),
     _Rule("pypi_token", "pypi-AgE" + _after(8) + rf"[{_W}]{{50,}}"),
     _Rule("sendgrid_key", r"SG\." + _after(3) + rf"[{_W}]{{22}}\.[{_W}]{{43}}(?![{_W}])"),
@@ -799,6 +996,25 @@ _RULES: tuple[_Rule, ...] = (
         rf"(?<![0-9])\d{{8,10}}:AA[{_W}]{{33}}(?![{_W}])",
         trigger=":AA",
     ),
+    _Rule("vendor_token", rf"[^{_RUN_HEAD}+/]" + _RUN, "v", _check_vendor),
+    _Rule("vendor_token", r"\A" + _RUN, "v", _check_vendor),
+    _Rule(
+        "azure_client_secret",  # ``abc8Q~…``: Entra ID application secrets
+        r"(?<![\w~.])[\w~.]{3}\dQ~[\w~.\-]{31,34}(?![\w~.\-])",
+        check=_random("azure_client_secret", 2),
+        trigger="Q~",
+    ),
+    _Rule(  # 1Password account secret key
+        "onepassword_secret_key",
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}(?![A-Z0-9])",
+        check=_not_placeholder("onepassword_secret_key", 0),
+        trigger="A3-",
+    ),
+    _Rule(
+        "cloudflare_origin_ca_key",
+        "v1\\.0-" + _after(5) + r"[a-f0-9]{24}-[a-f0-9]{146}",
+        trigger="v1.0-",
+    ),
     _Rule("jwt", "eyJ" + _after(3, _W) + rf"[{_W}]{{5,}}\.[{_W}]{{4,}}\.[{_W}]*"),
     _Rule(
         "url_password",
@@ -812,6 +1028,15 @@ _RULES: tuple[_Rule, ...] = (
         _HEADER + r"(?:bearer|token)[ \t]+(?P<v>[a-z0-9\-._~+/]+=*)",
         "v",
         _check_bearer_header,
+        lower=True,
+        trigger="authorization",
+    ),
+    _Rule(
+        "authorization",
+        _HEADER + r"(?P<scheme>[a-z][a-z0-9_\-]{0,20}[ \t]+)?(?P<v>[a-z0-9\-._~+/@!#%^&*]{8,}=*)"
+        r"(?![^\s\"',;])",
+        "v",
+        _check_header_other,
         lower=True,
         trigger="authorization",
     ),
@@ -873,10 +1098,18 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "password",  # kind decided by the key: password or secret
-        r"<(?P<key>[A-Za-z_][\w.:\-]{0,60})>(?P<v>[^<\n]{1,256})</(?P=key)>",
+        r"<(?P<key>[A-Za-z_][\w.:\-]{0,60})>(?P<v>[^<]{1,300})</(?P=key)>",
         "v",
         _check_xml,
         trigger="</",
+    ),
+    _Rule(  # .NET/NuGet ``<add key="ClearTextPassword" value="…" />``
+        "password",  # kind decided by the key: password or secret
+        "key" + _after(3) + r"[ \t]*=[ \t]*\"(?P<key>[A-Za-z_][\w.:\-]{0,60})\"[ \t]+"
+        r"value[ \t]*=[ \t]*\"(?P<v>[^\"\n]{1,256})\"",
+        "v",
+        _check_xml,
+        trigger="value",
     ),
     _Rule("password", _CLI_FLAG, 0, _check_cli, lower=True, trigger="--"),
     _Rule("password", _ASSIGNMENT, 0, _check_assignment, lower=True),

@@ -857,3 +857,140 @@ def test_adversarial_input_completes(text: str, changes: bool) -> None:
     assert (result.text != text) is changes
     if not changes:
         assert result.text is text
+
+
+# --------------------------------------------------------------------------
+# Assignment layouts (issue 17): gitleaks' sample syntaxes around an unprefixed token
+# --------------------------------------------------------------------------
+
+UNPREFIXED = "Zf3D0LXCM3EIMb" + "gJpUNnkRtOfOueHznB"  # gitleaks' generic sample, assembled
+
+LAYOUTS = [
+    ("make-conditional", f'ASANA_TOKEN ?= "{UNPREFIXED}"'),
+    ("make-shell", f'ASANA_TOKEN ::= "{UNPREFIXED}"'),
+    ("make-evaluated-shell", f'ASANA_TOKEN :::= "{UNPREFIXED}"'),
+    ("make-append", f'ASANA_TOKEN += "{UNPREFIXED}"'),
+    ("php-concat", f'$asanaToken .= "{UNPREFIXED}";'),
+    ("null-coalescing", f'$asanaToken ??= "{UNPREFIXED}";'),
+    ("java-set-property", f'System.setProperty("ASANA_TOKEN", "{UNPREFIXED}")'),
+    ("xml-element-multiline", f"<asanaToken>\n    {UNPREFIXED}\n</asanaToken>"),
+    ("xml-element", f"<asanaToken>{UNPREFIXED}</asanaToken>"),
+    ("go-typed-var", f'var asanaToken string = "{UNPREFIXED}"'),
+    ("go-backticks", f"asanaToken := `{UNPREFIXED}`"),
+    ("kotlin-typed", f'var asanaToken: String = "{UNPREFIXED}"'),
+    ("nuget-add-key", f'<add key="ClearTextPassword" value="{UNPREFIXED}" />'),
+    ("app-settings", f'<add key="AsanaApiKey" value="{UNPREFIXED}" />'),
+]
+
+
+@pytest.mark.parametrize(("text"), [pytest.param(t, id=i) for i, t in LAYOUTS])
+def test_unprefixed_token_is_redacted_in_every_layout(text: str) -> None:
+    result = redact(text)
+    assert UNPREFIXED not in result.text
+    assert "[REDACTED:" in result.text
+    assert redact(result.text).text == result.text  # idempotent
+
+
+def test_issue_example_through_the_cli_keeps_no_token(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    engram = Path(sys.executable).with_name("engram")
+    env = {"ENGRAM_HOME": str(tmp_path), "PATH": str(engram.parent), "HOME": str(tmp_path)}
+    subprocess.run(
+        [str(engram), "add", f'ASANA_TOKEN ?= "{UNPREFIXED}"'],
+        check=True, capture_output=True, text=True, env=env, timeout=60,
+    )
+    exported = subprocess.run(
+        [str(engram), "export"], check=True, capture_output=True, text=True, env=env, timeout=60
+    ).stdout
+    assert "ASANA_TOKEN ?=" in exported
+    assert UNPREFIXED not in exported
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'clientId: "7308270015"',
+        "token, secret = pair",  # a tuple, not a quoted ("KEY", "value") pair
+        'SAFE = ("ls", "find", "pwd", "echo", "wc")',  # a word list
+        'os.getenv("API_TOKEN", "")',
+        'cache_key = "user_profile_2024_v2_0123abcd"',  # keys that index, not authenticate
+        'primaryKey = "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6"',
+        'issuerKeyHash = "Qm9vbGVhbkFuZEJ5dGVzMTIzNDU2Nzg5"',
+        'storeKey = "3f786850e387550fdab836ed7e6dc881de23001b"',  # a hex hash
+        'recordKey = "123e4567-e89b-12d3-a456-426614174000"',  # a UUID
+        'apiKey: "AIza' + "a" * 35 + '"',  # a masked sample
+        "AKIAIOSFODNN7" + "EXAMPLE",  # AWS's documented example
+        '"hf_requiredCharacteristicTypesForDisplayMetadata"',  # an Objective-C name
+        "<asanaToken>\n  <value>nested</value>\n</asanaToken>",
+    ],
+)
+def test_layout_rules_keep_non_secrets(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_long_numeric_client_ids_are_redacted_but_numbers_are_not() -> None:
+    assert "972615880906198341" not in redact('discord_token: "972615880906198341"').text
+    for text in ("max_tokens = 150000", "token_ttl = 1700000000000", 'token: "1700000000000"'):
+        assert redact(text).text == text
+
+
+def test_generated_letters_only_key_is_redacted() -> None:
+    letters = "kkEopxXxhjnIGmaEZ" + "AycepVikbuMVSxang"
+    assert letters not in redact(f'huggingfaceToken = "api_org_{letters}"').text
+    assert letters not in redact(f"api_org_{letters}").text
+    words = 'token = "getUserAccessTokenForUser"'
+    assert redact(words).text == words
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "ntn_" + "4564761517" + "29vWBETTAc421EJdkefwPvw8dfNt2oszUa7v",
+        "EZAK" + "i6XGbCnfJGL7e1aDEmNZKeuwbqOscDRPmg3pOB5OcLxOA5K58S53CJ",
+        "sha256~" + "79W6mypU7RLCRNqdOprGpG7HiDdEYr7rrmGpXAyaxov",
+        "rk_prod_" + "51OuEMLAlTWGaDypquDn9aZigaJOsa9NR1w1Bx",
+        "QtT8Q~9C-_Ij~" + "RouHVpD2Tuf3oHWGh.DQ3kcjbAn",  # Entra ID client secret
+    ],
+)
+def test_vendor_prefixed_tokens_are_redacted_bare(token: str) -> None:
+    for text in (token, f"use {token} now", f'"{token}"', f"key={token}"):
+        assert token not in redact(text).text
+
+
+def test_vendor_prefix_inside_base64_or_a_file_name_is_kept() -> None:
+    blob = "6wqX6fNUXA/rYqRvfQ+EZAK" + "GqQRiRyqAFRQshGPWOIAwNWGORfKHSBnVNFtV"
+    assert redact(blob).text == blob
+    name = 'load("api_org_96726c78_4ae3_402f_b08b_7a78c6903d2a.xml")'
+    assert redact(name).text == name
+
+
+def test_authorization_header_with_any_scheme_is_redacted() -> None:
+    text = 'curl -H "Authorization: Api-Token 22cb987851bc5659l29114c62e60c79abd0d2c08"'
+    assert "22cb987851bc" not in redact(text).text
+    assert redact('-H "Authorization: $TOKEN"').text == '-H "Authorization: $TOKEN"'
+
+
+# --------------------------------------------------------------------------
+# The public corpora, both ways (benchmarks/redaction_corpus; `engram bench redaction`)
+# --------------------------------------------------------------------------
+
+# Floors and ceilings at the measured values (recall 98.5% / 12.0% of gitleaks-wide
+# negatives; detect-secrets 58.7% / 26.6%, a held-out set with masked keys left out): a
+# change that loses recall or redacts more of the negatives fails here.
+CORPUS_BOUNDS = {"gitleaks": (0.97, 0.13), "detect_secrets": (0.55, 0.28)}
+
+
+@pytest.mark.parametrize("corpus", sorted(CORPUS_BOUNDS))
+def test_public_corpus_recall_floor_and_false_positive_ceiling(corpus: str) -> None:
+    from benchmarks.redaction import load_corpus, score
+
+    result = score(corpus, load_corpus(corpus), lambda text: redact(text).text)
+    floor, ceiling = CORPUS_BOUNDS[corpus]
+    assert result.recall.total > 100 and result.false_positive.total > 50
+    assert result.recall.rate >= floor, [m["text"][:80] for m in result.misses[:10]]
+    assert result.false_positive.rate <= ceiling, [
+        m["text"][:80] for m in result.redacted_negatives[:10]
+    ]
