@@ -14,7 +14,7 @@ import pytest
 from conftest import run_cli
 
 import engram
-from engram.hooks import capture, summary, triage
+from engram.hooks import capture, triage
 from engram.hooks.state import project_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
@@ -155,6 +155,19 @@ def test_successful_test_command_is_saved_once(env, project_dir):
     assert len(saved) == 1
     assert "`pytest -q tests/test_checkout.py`" in saved[0].content
     assert saved[0].project == "shop" and saved[0].provenance == "hook"
+    assert saved[0].access_count == 2  # each later run that passed counts as a use
+
+
+def test_a_verified_command_is_stored_as_it_can_be_run_again(env, project_dir):
+    data = payload("post_tool_use_bash.json", project_dir)
+    for typed in ("pytest -q && ruff check . 2>&1 | tail -3", "pytest -q && ruff check .",
+                  "pytest -q && ruff check . | head -40; echo $?"):
+        data["tool_input"]["command"] = typed
+        hook(env, "PostToolUse", data)
+    [saved] = verified_commands(env)
+    assert saved.meta["command"] == "pytest -q && ruff check ."
+    check = subprocess.run(["bash", "-n", "-c", saved.meta["command"]], capture_output=True)
+    assert check.returncode == 0
 
 
 @pytest.mark.parametrize("command", [
@@ -216,24 +229,31 @@ def summaries(env: dict[str, str]) -> list:
         return mem.list(types=["task_summary"], limit=50)
 
 
-def test_stop_saves_one_task_summary_per_session(env, project_dir, transcript):
+def test_stop_captures_the_session_once_across_stop_precompact_and_session_end(
+        env, project_dir, transcript):
     data = payload("stop.json", project_dir, transcript_path=str(transcript))
     assert hook(env, "Stop", data) is None
+    with open_store(env) as mem:
+        first = sorted((m.type, m.content) for m in mem.list(limit=100))
     assert hook(env, "Stop", data) is None
     hook(env, "PreCompact", payload("pre_compact.json", project_dir,
                                     transcript_path=str(transcript)))
     hook(env, "SessionEnd", payload("session_end.json", project_dir,
                                     transcript_path=str(transcript)))
-    saved = summaries(env)
-    assert len(saved) == 1
-    memory = saved[0]
-    assert memory.meta["session_id"] == SESSION and memory.project == "shop"
-    assert "shop/payments.py" in memory.files and "tests/test_refund_intent.py" in memory.files
-    assert "`ruff check .`" in memory.content
-    assert "payment_intent instead of charge" in memory.content  # a decision
-    assert "Update the webhook handler" in memory.content  # an open todo
-    assert "Failed attempts" in memory.content
-    assert "Let me look at the failing tests" not in memory.content  # not the transcript
+    with open_store(env) as mem:
+        stored = mem.list(limit=100)
+    assert sorted((m.type, m.content) for m in stored) == first  # nothing twice
+    [summary] = [m for m in stored if m.type == "task_summary"]
+    assert summary.meta["session_id"] == SESSION and summary.project == "shop"
+    assert summary.files == ("shop/payments.py", "tests/test_refund_intent.py")
+    assert "Let me look at the failing tests" not in summary.content  # not the transcript
+    [bug] = [m for m in stored if m.type == "bug_note"]
+    assert "Received unknown parameter: charge" in bug.content  # the error line
+    assert "payment_intent instead of charge" in bug.content  # the fix's why
+    assert bug.meta["session_id"] == SESSION and bug.event_at is not None
+    assert "shop/payments.py" in bug.files
+    todos = [m.content for m in stored if m.type == "todo"]
+    assert any("webhook handler" in t for t in todos)
 
 
 def test_stop_hook_active_does_nothing(env, project_dir, transcript):
@@ -450,15 +470,6 @@ def test_project_is_the_git_root_name_unless_configured(tmp_path: Path, project_
     assert project_for(str(project_dir / "shop"), config) == "webshop"
     assert project_for(str(nested), config) == "deep-one"
     assert project_for("/", {}) is None
-
-
-def test_transcript_digest_reads_string_and_list_contents():
-    digest = summary.read(str(FIXTURES / "transcript.jsonl"), "/home/dev/shop")
-    assert digest.prompts[0].startswith("The checkout tests fail")
-    assert digest.files == ["shop/payments.py", "tests/test_refund_intent.py"]
-    assert digest.commands_ok == ["pytest -q tests/test_checkout.py", "ruff check ."]
-    assert digest.failures and "unknown parameter: charge" in digest.failures[0][1]
-    assert "Update the webhook handler for payment_intent events" in digest.todos
 
 
 def test_a_configured_summariser_rewrites_the_digest(env, project_dir, transcript):

@@ -11,6 +11,7 @@ import os
 import re
 from typing import Any
 
+from ..capture.shell import normalize_command
 from . import triage
 
 KIND_LABELS = {
@@ -37,17 +38,23 @@ def verified_command(service: Any, payload: dict[str, Any], project: str | None)
         return None
     if contains_secret(command):
         return None  # a command with a token in it is not a recipe to keep
-    normalized = triage.normalize_command(command)
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    normalized = normalize_command(command, cwd)
+    if normalized is None:
+        return None  # a script or something unreadable: not stored in a form that may not run
     meta: dict[str, Any] = {"command": normalized, "kind": kind}
     description = tool_input.get("description")
     if isinstance(description, str) and description.strip() and not contains_secret(description):
         meta["description"] = description.strip()[:200]
     if payload.get("session_id"):
         meta["session_id"] = str(payload["session_id"])
-    return service.save(
+    result = service.save(
         f"{KIND_LABELS[kind]}: `{normalized}`",
         type="verified_command", project=project, provenance="hook", tags=[kind], meta=meta,
     )
+    if result.duplicate:
+        service.mark_used([result.memory.id])  # one recipe; each run that passes counts
+    return result
 
 
 # --- memory Markdown files -----------------------------------------------------------------

@@ -13,6 +13,8 @@ from .state import load_session, prune_sessions, save_session
 CONTEXT_BUDGET = 1500
 # Events whose in-process fallback must be fast: keyword search only, no model load.
 FAST_EVENTS = ("SessionStart", "UserPromptSubmit")
+# Events answered from the session's state file alone: no store is opened for them.
+STORELESS_EVENTS = ("PostToolUseFailure",)
 
 
 def inject(event: str, text: str) -> dict[str, Any]:
@@ -37,8 +39,11 @@ def handle(
     if event == "PostToolUse":
         post_tool_use(service, payload, project)
         return None
+    if event == "PostToolUseFailure":
+        summary.record_failure(payload)
+        return None
     if event in ("Stop", "PreCompact", "SessionEnd"):
-        summary.checkpoint(service, payload, project)
+        later(lambda: summary.checkpoint(service, payload, project))
         return None
     return None
 
@@ -46,6 +51,8 @@ def handle(
 def handle_in_process(request: dict[str, Any]) -> dict[str, Any] | None:
     import engram
 
+    if request.get("event") in STORELESS_EVENTS:
+        return handle(None, request)
     fast = request.get("event") in FAST_EVENTS
     service = engram.open(embedder="none" if fast else None)
     try:

@@ -108,9 +108,12 @@ _DESTRUCTIVE = [
 _FAILURE = (
     r"(^|\n)\s*(FAILED|FAIL\b|ERROR\b|Error:|error(\[E\d+\])?:|Traceback \(most recent call last\)"
     r"|npm ERR!|make(\[\d+\])?: \*\*\*|command not found|No such file or directory"
-    r"|\d+ (failed|errors?)\b|BUILD FAILED|Exit code [1-9])"
+    r"|BUILD FAILED|Exit code [1-9]|--- FAIL\b|\*\* \(\w+Error\))"
+    # Summaries anywhere on a line: "test result: FAILED. 2 passed; 1 failed", "Tests: 3
+    # failed", "11 failures" (a count of zero is a pass).
+    r"|\b[1-9]\d* (failed|failures?|errors?)\b|\btest result: FAILED\b|\.\.\. FAILED\b"
+    r"|\bpanicked at\b|\bTests?:\s+[1-9]\d* failed\b|\bHalting VM with exit status [1-9]"
 )
-_SEGMENT_SPLIT = r"\s*(?:&&|\|\||;|\|)\s*"
 _ENV_ASSIGN = r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+"
 MAX_COMMAND_CHARS = 300
 
@@ -122,7 +125,6 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "verifiable": re.compile(r"^(?:" + "|".join(_VERIFIABLE) + r")", re.IGNORECASE),
         "destructive": re.compile("|".join(_DESTRUCTIVE), re.IGNORECASE),
         "failure": re.compile(_FAILURE),
-        "split": re.compile(_SEGMENT_SPLIT),
         "env": re.compile(_ENV_ASSIGN),
     }
 
@@ -140,8 +142,10 @@ def command_kind(command: str) -> str | None:
         return None
     if "<<" in command or is_destructive(command):
         return None
+    from ..capture.shell import segments as shell_segments
+
     patterns = _patterns()
-    segments = [s for s in patterns["split"].split(command) if s]
+    segments = [" ".join(words) for words in shell_segments(command)]
     kinds = []
     for segment in segments:
         segment = patterns["env"].sub("", segment)
@@ -189,16 +193,6 @@ def bash_succeeded(tool_response: Any) -> bool:
         str(tool_response.get(key) or "")[-4000:] for key in ("stdout", "stderr", "output")
     )
     return not _patterns()["failure"].search(tail)
-
-
-def normalize_command(command: str) -> str:
-    """One spelling per command, so `pytest  -q` and `pytest -q` are remembered once."""
-    import shlex
-
-    try:
-        return shlex.join(shlex.split(command))
-    except ValueError:
-        return " ".join(command.split())
 
 
 # --- memory files ------------------------------------------------------------------------

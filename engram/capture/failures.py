@@ -1,0 +1,67 @@
+"""What went wrong, in one line: the error a person would quote, not the first line printed.
+
+A test run's first line is its progress dots (`F....`), a build's is a banner; the line
+worth keeping is pytest's `E   KeyError: 'charge'`, TypeScript's `error TS2345: …`, the
+last line of a traceback, rustc's `error[E0308]: mismatched types`. Tried in order of
+how specific they are; the first kind found wins, and its first occurrence is kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_ERROR_CHARS = 240
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_PATTERNS: list[re.Pattern[str]] = [
+    re.compile(r"^E\s{2,}(?P<m>\S.*)$", re.MULTILINE),  # pytest assertion detail
+    re.compile(r"^FAILED \S+(?: - (?P<m>.+))?$", re.MULTILINE),  # pytest summary line
+    re.compile(r"^(?P<m>\S*\(\d+,\d+\): error TS\d+: .+|.*\berror TS\d+: .+)$", re.MULTILINE),
+    re.compile(r"^(?P<m>error(?:\[E\d+\])?: .+)$", re.MULTILINE),  # rustc, cargo
+    re.compile(r"^\s*(?P<m>\*\* \(\w+(?:\.\w+)*\) .+)$", re.MULTILINE),  # Elixir
+    re.compile(r"^(?P<m>\S+?:\d+(?::\d+)?: (?:fatal )?error: .+)$", re.MULTILINE),  # cc/go/swift
+    re.compile(r"^\s*(?P<m>\S+_test\.go:\d+: .+)$", re.MULTILINE),  # go test detail
+    re.compile(r"^\s*(?P<m>● .+)$", re.MULTILINE),  # jest / vitest test title
+    re.compile(r"^\s*(?P<m>(?:AssertionError|Expected|expected).{4,})$", re.MULTILINE),
+    re.compile(r"^(?P<m>[\w.]*(?:Error|Exception|Failure)\b(?::.*)?)$", re.MULTILINE),
+    re.compile(r"^\s*(?P<m>(?:fatal|error|ERROR|Error|npm ERR!|FAIL|BUILD FAILED)\b:?.*\S)$",
+               re.MULTILINE),
+    re.compile(r"^\s*(?P<m>.*\b(?:not found|No such file or directory|Permission denied|"
+               r"rejected|refused|conflict|cannot|can't|failed|Failed)\b.*\S)$", re.MULTILINE),
+]
+_NOISE_RE = re.compile(
+    r"^(?:exit code \d+|error: exit code|=+|-+|\s*\d+ (?:passed|failed|errors?)\b.*|[.FEsx]+"
+    r"(?:\s+\[\s*\d+%\])?)$",
+    re.IGNORECASE,
+)
+_TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\):")
+
+
+def _clean(line: str) -> str:
+    line = " ".join(_ANSI_RE.sub("", line).split())
+    return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
+
+
+def error_line(output: str) -> str:
+    """The most telling error line of a failed command's output ('' when there is none)."""
+    if not output:
+        return ""
+    text = _ANSI_RE.sub("", output)
+    if text.count("\\n") > text.count("\n"):  # a JSON-escaped message kept as text
+        text = text.replace("\\n", "\n")
+    if text.startswith("Error: "):
+        text = text[len("Error: "):]
+    trace = list(_TRACEBACK_RE.finditer(text))
+    if trace:
+        tail = text[trace[-1].end():]
+        for line in reversed(tail.splitlines()):
+            if re.match(r"^[\w.]*(Error|Exception|Exit|Interrupt)\b", line.strip()):
+                return _clean(line.strip())
+    for pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            found = (match.group("m") or match.group(0)).strip()
+            if found and not _NOISE_RE.match(found):
+                return _clean(found)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    useful = [ln for ln in lines if not _NOISE_RE.match(ln)]
+    return _clean((useful or lines or [""])[0])

@@ -1,0 +1,313 @@
+"""The few word lists capture needs, in the languages developers write in.
+
+Capture reads structure first (a failure, edits, the same command passing; an edit
+reverted; an answer to a question). Words decide only what structure cannot: whether a
+sentence a user typed states a lasting rule, whether the text before an edit gives a
+reason, whether a wrap-up leaves something open. Each list covers English, Russian,
+German, French, Spanish, Portuguese, Chinese and Japanese; patterns are matched
+case-insensitively, with word boundaries only where the script has spaces.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(*alternatives: str) -> str:
+    return "|".join(alternatives)
+
+
+# A rule for all future work: the strongest sign that a sentence is a rule, not a request.
+_LASTING = _words(
+    r"\balways\b", r"\bnever\b", r"\bfrom now on\b", r"\bgoing forward\b", r"\bin (the )?future\b",
+    r"\bevery time\b", r"\bwhenever\b", r"\bin this (repo|repository|project|codebase|team)\b",
+    r"\bin our (repo|codebase|project|team)\b", r"\bby default\b", r"\bas a rule\b",
+    r"\bat all times\b", r"\bno matter what\b", r"\bon purpose\b", r"\bdeliberately\b",
+    r"\bby design\b", r"\bintentionally\b",
+    # ru
+    r"всегда", r"никогда", r"с этого момента", r"отныне", r"впредь", r"в дальнейшем",
+    r"каждый раз", r"в этом (репо|репозитории|проекте)", r"у нас (принято|так)",
+    # de
+    r"\bimmer\b", r"\bniemals\b", r"\bnie\b", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
+    r"\bkünftig\b", r"\bin zukunft\b", r"\bgrundsätzlich\b", r"\bjedes mal\b",
+    r"\bin diesem (repo|projekt)\b", r"\bbei uns\b",
+    # fr
+    r"\btoujours\b", r"\bjamais\b", r"\bdésormais\b", r"\bdorénavant\b",
+    r"\bà partir de maintenant\b", r"\bà l'avenir\b", r"\bchaque fois\b",
+    r"\bdans ce (dépôt|projet|repo)\b", r"\bchez nous\b",
+    # es / pt
+    r"\bsiempre\b", r"\bnunca\b", r"\ba partir de ahora\b", r"\bde ahora en adelante\b",
+    r"\ben adelante\b", r"\bcada vez\b", r"\ben este (repo|proyecto)\b",
+    r"\bsempre\b", r"\ba partir de agora\b", r"\bdaqui (pra|para) frente\b",
+    r"\bneste (repo|projeto)\b", r"\btoda vez\b",
+    # zh / ja
+    r"总是", r"始终", r"一律", r"永远", r"以后", r"今后", r"从现在开始", r"从今以后", r"每次",
+    r"常に", r"いつも", r"必ず", r"絶対に", r"決して", r"今後", r"これから", r"以降", r"毎回",
+)
+# Obligation and prohibition: a rule when the sentence is short and not a one-off request.
+_OBLIGATION = _words(
+    r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdo not\b", r"\bshould never\b",
+    r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
+    r"\bno more\b", r"\bstick (to|with)\b", r"\bnever\b",
+    r"\bwe('re| are) not (using|pulling|adding|going|doing|touching|shipping)\b",
+    r"\bwe (don't|do not|never|won't) (use|pull|add|do|touch|ship|deploy|merge|commit)\b",
+    r"\bkeep (functions|files|lines|methods|it|them)\b.*"
+    r"\b(under|below|short|small|at most)\b", r"\bno \w+(\s\w+)? (in|on|for) (this|the|our)\b",
+    r"\buse \S+(?: \S+)?,? (not|instead of|rather than)\b", r"\bnot \S+,? (use|but)\b",
+    # ru
+    r"\bне (используй|используем|использовать|надо|нужно|делай|трогай|добавляй|пиши|меняй|"
+    r"коммить|пушь|пушить|удаляй|ставь)", r"\bнельзя\b", r"\bобязательно\b",
+    r"\bдолж(ен|на|ны|но)\b", r"\bзапрещено\b", r"\bизбегай",
+    # de
+    r"\b(bitte )?keine?n?\b \w+(\s\w+)? (verwenden|benutzen|nutzen|einbauen|hinzufügen|mehr)\b",
+    r"^\s*bitte keine?", r"\b(verwende|benutze|nutze|ändere|committe|pushe|lösche|rühre|"
+    r"füge)\w* (\S+ ){0,3}nicht\b", r"\bmuss\b", r"\bmüssen\b", r"\bdarf nicht\b",
+    r"\bdürfen nicht\b", r"\bverboten\b", r"\bvermeide",
+    # fr
+    r"(^|[,;:]\s*|\bet\s+|\bmais\s+)(ne|n')\s*\w+\s+(pas|jamais|plus)\b",
+    r"\bil ne faut (pas|jamais)\b", r"\bil faut\b", r"\bdoi(t|vent)\b", r"\binterdit\b",
+    r"\bévite",
+    # es / pt
+    r"\bno (uses|usar|hagas|toques|añadas|agregues|cambies|subas|borres)\b", r"\bdebe(s|mos|n)?\b",
+    r"\bhay que\b", r"\btiene(s|n)? que\b", r"\bprohibido\b", r"\bevita",
+    r"\bnão (use|usar|faça|mexa|adicione|mude|suba|apague)\b", r"\bdeve(mos|m)?\b",
+    r"\btem que\b", r"\bproibido\b",
+    # zh / ja
+    r"不要", r"别(用|改|动|加|删|碰|提交|再)", r"不得", r"禁止", r"必须", r"务必", r"一定要",
+    r"只用", r"只能", r"不准", r"不许",
+    r"しないで", r"ないでください", r"使わないで", r"なければならない", r"なければいけない",
+    r"べき", r"てはいけない", r"ちゃだめ",
+)
+# Flags a person puts on what matters: "Important:", "Wichtig:", "Важно:".
+EMPHASIS_RE = re.compile(
+    r"\b(important(ly)?|note that|keep in mind|remember( that)?|heads up|crucial|critical)\b|"
+    r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
+    r"\batenção\b|重要|注意|大事|必ず",
+    re.IGNORECASE,
+)
+# Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
+PROHIBITION_RE = re.compile(
+    r"(^|[:;,]\s*|\b(also|and|but|here|please|dafür|bitte|also|auch|hier|aber)\s+)"
+    r"(no|keine?n?|pas d[e']|nada de|sem|ni)\s+\w+|\b(tabu|taboo|off[- ]limits|no[- ]go|"
+    r"табу|под запретом|interdit|prohibido|proibido)\b",
+    re.IGNORECASE,
+)
+
+# Taste rather than law: these make a preference.
+_PREFERENCE = _words(
+    r"\bi prefer\b", r"\bwe prefer\b", r"\bprefer\b", r"\bi'd rather\b", r"\bi would rather\b",
+    r"\bi like\b", r"\bi don't like\b", r"\bi want\b.*\b(to be|style|format)\b",
+    r"\bplease use\b", r"\bi'm a fan of\b",
+    r"предпочита", r"мне (больше )?нравится", r"лучше (использовать|писать|делать)",
+    r"\bbevorzuge", r"\blieber\b", r"\bmir gefällt\b",
+    r"\bje préfère\b", r"\bpréfér", r"\bplutôt\b", r"\bj'aime\b",
+    r"\bprefiero\b", r"\bprefiere\b", r"\bme gusta\b", r"\bprefiro\b", r"\bprefere\b",
+    r"\bgosto de\b", r"\bmelhor usar\b", r"\bmejor usar\b",
+    r"更喜欢", r"偏好", r"优先", r"倾向", r"尽量", r"好む", r"好き", r"の方がいい", r"のほうがいい",
+    r"優先",
+)
+# Phrases that look like rules but ask for nothing lasting.
+NOT_A_RULE_RE = re.compile(
+    r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|need"
+    r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b",
+    re.IGNORECASE,
+)
+
+# "We ship on Tuesdays", "our API is versioned": a team's convention stated as a fact.
+RULE_SUBJECT_RE = re.compile(
+    r"^\s*(we|our (team|code|api|repo|project)|this (repo|project|codebase))\b.*\b(use|ship|deploy|"
+    r"release|run|write|keep|follow|merge|name|version|pin|test|target)\w*\b",
+    re.IGNORECASE,
+)
+LASTING_RE = re.compile(_LASTING, re.IGNORECASE)
+OBLIGATION_RE = re.compile(_OBLIGATION, re.IGNORECASE)
+PREFERENCE_RE = re.compile(_PREFERENCE, re.IGNORECASE)
+
+# The three parts of a reason: an alternative named, a purpose, a cause.
+ALTERNATIVE_RE = re.compile(_words(
+    r"\binstead( of)?\b", r"\brather than\b", r"\bin favou?r of\b", r"\bover (the|a|an)\b",
+    r"\bnot (the|a|an)? ?\S+,? (but|since|because)\b", r"\bswitch(ed|ing)? (to|from)\b",
+    r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
+    r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
+    r"вместо", r"а не\b", r"\bstatt\b", r"anstatt", r"\bnicht \S+, sondern\b",
+    r"au lieu de", r"plutôt que", r"en lugar de", r"en vez de", r"em vez de", r"ao invés de",
+    r"而不是", r"而非", r"改用", r"ではなく", r"代わりに", r"より",
+), re.IGNORECASE)
+PURPOSE_RE = re.compile(_words(
+    r"\bso that\b", r"\bso (it|we|the|this|they|callers|clients|users)\b",
+    r"\bto (avoid|keep|prevent|make sure|ensure|stop|reduce|allow|guarantee)\b",
+    r"\botherwise\b", r"\bwhich (avoids|keeps|prevents|means)\b",
+    r"чтобы", r"иначе", r"\bdamit\b", r"\bum \S+ zu\b", r"\bsonst\b", r"afin de",
+    r"\bpour (éviter|que|garder|ne pas)\b", r"\bsinon\b", r"\bpara (evitar|que|mantener|manter|"
+    r"não|no)\b", r"\bsenão\b", r"\bde lo contrario\b", r"为了", r"以免", r"否则", r"以便",
+    r"ように", r"ないよう",
+), re.IGNORECASE)
+CAUSE_RE = re.compile(_words(
+    r"\bbecause\b", r", so\b", r"\bhence\b", r"\btherefore\b", r"\bwhich is why\b",
+    r"\bsince\b", r"\bas (it|the|we|this|they)\b.+\b(is|are|was|does|doesn't"
+    r"|can't|won't|needs?)\b", r"\bthat's why\b", r"\bthe (problem|issue|cause|root cause|reason) "
+    r"(is|was)\b", r"\bdue to\b", r"\bgiven that\b",
+    r"потому что", r"так как", r"поскольку", r"из-за", r"\bweil\b", r"\bda (die|der|das|es|wir)\b",
+    r"parce que", r"\bcar\b", r"puisque", r"\bporque\b", r"\bya que\b", r"\bpuesto que\b",
+    r"\bpois\b", r"já que", r"因为", r"由于", r"ので", r"から、", r"ため、", r"ためです",
+), re.IGNORECASE)
+# A limit of a tool or of the code: the other half of many reasons ("SQLite doesn't
+# support …", "the sandbox can't …").
+LIMITATION_RE = re.compile(_words(
+    r"\b(doesn't|does not|don't|do not|can't|cannot|won't|isn't|aren't) (support|allow|work|"
+    r"handle|accept|guarantee|know|tell|distinguish|scale|fit)\w*\b", r"\bnot supported\b",
+    r"\bunsupported\b", r"\bwould (break|fail|starve|leak|block|race|hide|lose)\b",
+    r"\bbreaks?\b", r"\btoo (slow|expensive|big|large|many|noisy)\b", r"\bonly works\b",
+    r"\brequires?\b", r"\brelies on\b", r"\bdepends on\b", r"\bunlike\b", r"\bsafe\b",
+    r"\bidempotent\b", r"\bstarve", r"\brace\b",
+    r"не поддерживает", r"не умеет", r"не может", r"не работает", r"требует", r"зависит от",
+    r"nicht unterstützt", r"unterstützt kein", r"kann (kein|nicht)", r"verlassen sich",
+    r"ne supporte pas", r"ne peut pas", r"ne sait pas", r"dépend de", r"no soporta", r"no puede",
+    r"depende de", r"não suporta", r"não pode", r"不支持", r"无法", r"不能", r"依赖",
+    r"サポートしていない", r"できない", r"依存",
+), re.IGNORECASE)
+# A reported problem: what turns a request into a bug report.
+PROBLEM_RE = re.compile(_words(
+    r"\b(fail(s|ed|ing)?|error|errors|bug|broken|crash(es|ed|ing)?|wrong|duplicates?|twice|"
+    r"regression|flaky|hangs?|leak(s|ing)?|mismatch|exception|traceback|timeout|times? out|"
+    r"doesn't work|not working|stopped working|500|404|panic|segfault|incorrect|missing)\b",
+    r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"fehler", r"kaputt",
+    r"schlägt fehl", r"stürzt ab", r"doppelt", r"erreur", r"plante", r"échoue", r"cassé",
+    r"en double", r"deux fois", r"falla", r"roto", r"duplicad", r"dos veces", r"erro\b",
+    r"quebr", r"duas vezes", r"报错", r"错误", r"失败", r"崩溃", r"重复", r"エラー", r"失敗",
+    r"落ちる", r"重複", r"バグ",
+), re.IGNORECASE)
+# A labelled line of a wrap-up that names a cause or a fix.
+CAUSE_LABEL_RE = re.compile(
+    r"^\W*(root cause|cause|problem|issue|the bug|why|ursache|problem|причина|проблема|"
+    r"cause racine|causa|原因|問題)\W*[:：]\s*(?P<text>.+)$",
+    re.IGNORECASE,
+)
+# An answer that leaves the decision to someone else: the question stays open.
+UNDECIDED_RE = re.compile(_words(
+    r"\b(up to you|your call|for you to decide|needs? (a|your) decision|worth discussing|"
+    r"(decide|discuss) (it |this )?(as a|with the|in the) team|open question|hasn't been decided|"
+    r"not decided|i (didn't|did not|haven't) (build|implement|change|add)\w* (any|it|that|this|"
+    r"either))\b",
+    r"решать вам", r"обсудить с командой", r"im team entscheiden", r"solltet ihr .*entscheiden",
+    r"nichts davon eingebaut", r"à vous de (voir|décider)", r"à décider", r"en équipe",
+    r"decidir (en|con el) equipo", r"decidan", r"a decidir", r"decidir com o time",
+    r"vocês decidem", r"由你们决定", r"团队决定", r"待定", r"チームで(決め|判断)", r"ご判断",
+), re.IGNORECASE)
+# A request to leave something for later: a todo in the user's own words.
+DEFER_RE = re.compile(_words(
+    r"\bleave (it|that|this|the \w+( \w+)?) (for|to) (later|another|a separate|a follow|the next|"
+    r"tomorrow)", r"\b(for|in) a (separate|later|follow-?up|different) (pr|commit|change|ticket|"
+    r"issue|task)\b", r"\b(later|tomorrow|next week|next sprint)\b.*\b(we'll|we will|i'll|i will|"
+    r"let's)\b", r"\b(we'll|we will|i'll|i will|let's) .*\b(later|tomorrow|next week|"
+    r"separately)\b",
+    r"(оставим|отложим|сделаем) (на )?потом", r"в отдельном (пр|pr|коммите)", r"später",
+    r"separaten (pr|commit)", r"plus tard", r"dans une (autre|prochaine) pr", r"más tarde",
+    r"otro pr", r"depois", r"outro pr", r"以后再", r"下次", r"別のpr", r"後で",
+), re.IGNORECASE)
+
+# Judgement words: a comparison or a verdict is half a reason ("an error is kinder").
+EVALUATIVE_RE = re.compile(_words(
+    r"\b(better|simpler|safer|cleaner|cheaper|easier|kinder|clearer|faster|slower|worse|"
+    r"riskier|more robust|less error-prone|overkill|fragile|brittle|risky|wasteful)\b",
+    r"\bwould (mean|make|cause|let|give|hide|turn)\b", r"\b(choice|trade-?off|option) to make\b",
+    r"лучше", r"проще", r"безопаснее", r"надёжнее", r"\bbesser\b", r"einfacher", r"sicherer",
+    r"\bmieux\b", r"plus simple", r"plus sûr", r"\bmejor\b", r"más simple", r"más seguro",
+    r"\bmelhor\b", r"mais simples", r"mais seguro", r"更好", r"更简单", r"更安全", r"より良い",
+    r"シンプル", r"安全",
+), re.IGNORECASE)
+
+# Talk about the code's momentary state: what an edit is doing, not why the design is so.
+MECHANICS_RE = re.compile(
+    r"\b(unused|not used|isn't used|is not used|still uses|haven't|not yet|typo|imports?|"
+    r"alias(es)?|indentation|whitespace|syntax error|compile error|missing (comma|bracket|paren)"
+    r"|now (that|the)|the test (file|expects)|placeholder)\b|^(now|good|great|perfect|ok|okay|"
+    r"first|next|then|also|finally)\b",
+    re.IGNORECASE,
+)
+
+# Investigation and narration: text before a tool that explains nothing lasting.
+NARRATION_RE = re.compile(
+    r"^\s*(let me|let's|now (let me|i'll|i will)|i'll (now )?(check|look|read|run|start|search|"
+    r"open|examine|verify|see|view|explore|update|fix|add|create|write|make|also)|first,? "
+    r"(let me|i'll)|next,? (let me|i'll)|okay|ok|great|perfect|good|now|alright|sure|done|"
+    r"i need to (check|look|read|see|find)|looking at|checking|reading|running)\b",
+    re.IGNORECASE,
+)
+
+# A person saying the last attempt failed.
+DID_NOT_WORK_RE = re.compile(_words(
+    r"\b(didn't|did not|doesn't|does not|still (doesn't|does not|isn't|is not))\s+(work|help|"
+    r"fix)\b", r"\bstill (fails|failing|broken|crash(es|ing)?|the same|red)\b",
+    r"\bnot working\b", r"\bno (luck|change|difference)\b", r"\bsame (error|problem|issue)\b",
+    r"\bthat broke\b", r"\bmade it worse\b", r"\brevert (it|that|this)\b", r"\bundo (it|that)\b",
+    r"не работает", r"не помогло", r"всё ещё (падает|не)", r"та же ошибка", r"откати",
+    r"funktioniert (immer noch )?nicht", r"hat nicht geholfen", r"gleiche fehler",
+    r"ça ne marche (toujours )?pas", r"ne fonctionne pas", r"toujours la même erreur",
+    r"no funciona", r"sigue fallando", r"no sirvió", r"mismo error", r"não funciona",
+    r"não funcionou", r"continua falhando", r"mesmo erro",
+    r"不行", r"没用", r"还是(报错|失败|不行)", r"不起作用", r"没有效果",
+    r"うまくいかない", r"動かない", r"まだ(エラー|失敗)", r"効果がない", r"直っていない",
+), re.IGNORECASE)
+
+# The assistant giving an approach up (with structural evidence around it).
+ABANDON_RE = re.compile(_words(
+    r"\b(that|this) (approach|didn't|did not|won't|doesn't)\b.*\b(work|help)\b",
+    r"\b(try|take) a different (approach|route|tack)\b", r"\brevert(ing)?\b",
+    r"\bback out\b", r"\bgive up on\b", r"\bdead end\b", r"\bwon't work\b",
+    r"не сработал", r"другой подход", r"откат", r"funktioniert nicht", r"anderen ansatz",
+    r"ne marche pas", r"autre approche", r"no funcionó", r"otro enfoque", r"não funcionou",
+    r"outra abordagem", r"换个方法", r"行不通", r"回滚", r"別のアプローチ", r"元に戻",
+), re.IGNORECASE)
+
+# Headings and phrases of what is left open in a wrap-up.
+OPEN_HEADING_RE = re.compile(_words(
+    r"still open", r"\bopen\b", r"unresolved", r"not (yet )?(addressed|fixed|covered|handled)",
+    r"what'?s missing", r"missing", r"was noch fehlt", r"noch offen", r"fehlt noch",
+    r"ещё не сделано", r"не сделано", r"reste", r"falta", r"ainda falta", r"还差", r"未解決",
+    r"next steps?", r"follow[- ]?ups?", r"remaining", r"still to do", r"to ?do", r"not (yet )?done",
+    r"left to do", r"what'?s left", r"pending", r"open (questions?|issues?|items?)",
+    r"known (issues|limitations)", r"limitations", r"caveats?", r"out of scope", r"future work",
+    r"recommendations?", r"questions?",
+    r"следующие шаги", r"осталось", r"нужно (ещё|еще)", r"открытые вопросы", r"дальше",
+    r"nächste schritte", r"offene (punkte|fragen)", r"noch zu tun", r"prochaines étapes",
+    r"reste à faire", r"questions ouvertes", r"próximos pasos", r"pendiente", r"preguntas abiertas",
+    r"próximos passos", r"pendente", r"perguntas em aberto", r"下一步", r"待办", r"遗留", r"未完成",
+    r"后续", r"次のステップ", r"残り", r"未対応", r"今後の課題", r"懸念",
+), re.IGNORECASE)
+STILL_OPEN_RE = re.compile(_words(
+    r"\bstill (need|needs|has to|have to|to be)\b", r"\bnot yet\b", r"\bhaven't (yet )?\w+",
+    r"\bleft (to|for later)\b", r"\bfollow[- ]up\b", r"\blater\b", r"\bremains? to\b",
+    r"\bwe should (also|still|eventually)\b", r"\bworth (adding|doing|looking)\b",
+    r"\btodo\b", r"\bnever (removed|cleaned|deleted|expired)\b", r"\bnext step\b",
+    r"\bfixme\b", r"\bnext time\b", r"\bpending\b", r"\bremaining\b",
+    r"\bremain(s)? (open|flaky|skipped|broken|failing|unfixed)\b",
+    r"ещё не", r"еще не", r"осталось", r"потом", r"позже", r"noch nicht", r"später", r"offen",
+    r"pas encore", r"plus tard", r"reste à", r"todavía no", r"aún no", r"más tarde", r"pendiente",
+    r"ainda não", r"mais tarde", r"pendente", r"还没", r"尚未", r"以后再", r"待(办|处理|定|修)",
+    r"まだ", r"後で", r"nie entfernt", r"никогда не (удаля|чист)", r"jamais (supprim|nettoy)",
+    r"nunca se (borran|eliminan|limpian)", r"nunca são (removid|limp)", r"从不(删除|清理)",
+    r"未対応",
+), re.IGNORECASE)
+# A question that offers help is not an open question about the project.
+OFFER_RE = re.compile(
+    r"\b(would you like|do you want|want me to|shall i|should i|let me know|can i help|"
+    r"anything else|i can also|if you('d)? like)\b|хотите|нужно ли мне|möchtest du|soll ich|"
+    r"voulez-vous|souhaitez-vous|veux-tu|quieres que|desea que|quer que|deseja que|需要我|要不要我|"
+    r"しましょうか|しますか",
+    re.IGNORECASE,
+)
+
+SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences and lines of a text (code blocks removed), stripped of list markers."""
+    text = re.sub(r"```.*?(```|\Z)", "\n", text, flags=re.DOTALL)
+    out = []
+    for piece in SENTENCE_SPLIT_RE.split(text):
+        piece = re.sub(r"^\s*(?:[-*•>]|\d+[.)]|#+)\s*", "", piece or "").strip()
+        piece = piece.strip("*_ ").strip()
+        if piece:
+            out.append(piece)
+    return out

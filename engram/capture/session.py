@@ -1,0 +1,140 @@
+"""Capture one session: extract, then keep the store in step with what was extracted.
+
+Claude Code calls Stop after every turn, PreCompact before a compaction and SessionEnd at
+the end, each time with the whole transcript so far. Every call re-reads the session and
+saves only what earlier calls did not (findings have stable keys, remembered in the
+session's state file); the task summary is one memory updated in place; todos and open
+questions are what is left open *at the end*, so one that a later turn closed is
+archived, not left to mislead the next session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from . import transcript
+from .extract import Extraction, Finding, extract
+
+OPEN_TYPES = ("todo", "open_question")
+MAX_KEYS = 2000
+
+
+@dataclass
+class CaptureResult:
+    saved: list[Any] = field(default_factory=list)  # Memory objects newly stored
+    archived: list[str] = field(default_factory=list)
+    summary: Any = None
+    empty: bool = False
+
+
+def _when(stamp: str | None) -> datetime | None:
+    if not stamp:
+        return None
+    try:
+        parsed = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def record(finding: Finding, project: str | None, session_id: str | None) -> dict[str, Any]:
+    """The service record for a finding: provenance hook, the event's time, its session."""
+    meta: dict[str, Any] = {"capture": finding.origin, "capture_key": finding.key}
+    if session_id:
+        meta["session_id"] = session_id
+    data: dict[str, Any] = {
+        "content": finding.content, "type": finding.type, "project": project,
+        "provenance": "hook", "files": finding.files[:50], "importance": finding.importance,
+        "meta": meta, "tags": ["captured"],
+    }
+    if finding.problem:
+        data["problem"] = finding.problem
+    if finding.solution:
+        data["solution"] = finding.solution
+    when = _when(finding.at)
+    if when is not None:
+        data["event_at"] = when
+    return data
+
+
+def apply(
+    service: Any,
+    extraction: Extraction,
+    *,
+    project: str | None,
+    session_id: str | None,
+    state: dict[str, Any],
+    rewrite: Callable[[str], str] | None = None,
+) -> CaptureResult:
+    """Save what is new, archive open items that are no longer open, update the summary.
+
+    `state` is the session's own bookkeeping ({"captured": {key: id}}), changed in place;
+    `rewrite` may reword the task summary (a configured summariser).
+    """
+    result = CaptureResult(empty=extraction.empty)
+    if extraction.empty:
+        return result
+    captured: dict[str, str] = state.setdefault("captured", {})
+    open_now = {f.key for f in extraction.findings if f.type in OPEN_TYPES}
+    fresh = [f for f in extraction.findings if f.key not in captured]
+    if fresh:
+        saved = service.save_many([record(f, project, session_id) for f in fresh])
+        for finding, outcome in zip(fresh, saved, strict=True):
+            captured[finding.key] = outcome.memory.id
+            if not outcome.duplicate:
+                result.saved.append(outcome.memory)
+    for key, memory_id in list(captured.items()):
+        if key.startswith("open:") and key not in open_now:
+            try:
+                service.archive(memory_id)
+                result.archived.append(memory_id)
+            except Exception:  # noqa: BLE001 - gone or already archived: nothing to undo
+                pass
+            captured.pop(key, None)
+    if len(captured) > MAX_KEYS:
+        state["captured"] = dict(list(captured.items())[-MAX_KEYS:])
+    summary = extraction.summary
+    if summary is not None:
+        text = rewrite(summary.content) if rewrite is not None else summary.content
+        result.summary = service.checkpoint(
+            text, project=project, problem=summary.problem,
+            solution=summary.solution, files=summary.files, session_id=session_id,
+            provenance="hook",
+        ).memory
+    return result
+
+
+def capture(
+    service: Any,
+    path: str,
+    *,
+    project: str | None,
+    session_id: str | None = None,
+    cwd: str | None = None,
+    state: dict[str, Any] | None = None,
+    failures: dict[str, dict[str, Any]] | None = None,
+    rewrite: Callable[[str], str] | None = None,
+) -> CaptureResult:
+    """Read a transcript file and capture it (see `apply`).
+
+    `failures` are tool failures the PostToolUseFailure hook saw as they happened
+    ({tool_use_id: {"error": …}}): they fill in results a transcript has not flushed yet.
+    """
+    session = transcript.read(os.path.expanduser(path))
+    if failures:
+        for call in session.tools:
+            seen = failures.get(call.id)
+            if seen and call.failed is None:
+                call.failed = True
+                call.interrupted = bool(seen.get("interrupt"))
+                call.output = str(seen.get("error") or "")
+    extraction = extract(session, cwd)
+    return apply(
+        service, extraction, project=project,
+        session_id=session_id or session.session_id, state=state if state is not None else {},
+        rewrite=rewrite,
+    )

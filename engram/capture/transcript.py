@@ -1,0 +1,286 @@
+"""Claude Code's transcript (JSON Lines) read into the events capture reasons about.
+
+A transcript holds much that is not the conversation: progress and hook records, file
+snapshots, the subagents' side chains, meta entries, local slash commands, compaction
+summaries, background-task notifications, interruption and rejection boilerplate. This
+module keeps the conversation — the user's real prompts, the assistant's text, each tool
+call paired with its result — and marks the rest for what it is, so that nothing but a
+person's words is ever read as a request.
+
+Claude Code writes one entry per content block, so an assistant message spans entries;
+results arrive as `tool_result` blocks in user entries, with the tool's structured
+result beside them in `toolUseResult`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_TRANSCRIPT_BYTES = 64_000_000  # beyond this, the newest part of the session is read
+MAX_LINE_BYTES = 8_000_000
+OUTPUT_HEAD = 3_000
+OUTPUT_TAIL = 12_000
+MAX_TEXT_CHARS = 20_000
+
+INTERRUPT_RE = re.compile(r"^\[Request interrupted by user[^\]]*\]")
+REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
+_REJECT_FEEDBACK_RE = re.compile(r"the user said:\s*(.+)\Z", re.DOTALL | re.IGNORECASE)
+# User-role text that Claude Code or a hook wrote, not the person.
+_MACHINE_TEXT_RE = re.compile(
+    r"^\s*(<(command-name|command-message|command-args|local-command-stdout|local-command-"
+    r"stderr|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)\b|Caveat: The messages"
+    r" below were generated)",
+)
+_NOTIFICATION_RE = re.compile(r"^\s*<task-notification>")
+_REMINDER_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+_COMPACT_RE = re.compile(r"^This session is being continued from a previous conversation")
+
+
+@dataclass
+class ToolCall:
+    """One tool use and what came back."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+    at: str | None
+    position: int
+    failed: bool | None = None  # None: no result (the session ended or was cut first)
+    interrupted: bool = False
+    rejected: bool = False
+    output: str = ""
+    result: Any = None  # toolUseResult, when Claude Code recorded one
+    feedback: str | None = None  # what the user said when rejecting it
+
+    @property
+    def command(self) -> str | None:
+        value = self.input.get("command")
+        return value if isinstance(value, str) else None
+
+    @property
+    def file_path(self) -> str | None:
+        value = self.input.get("file_path") or self.input.get("notebook_path")
+        return value if isinstance(value, str) and value else None
+
+
+@dataclass
+class Event:
+    """kind: prompt, text (assistant), tool, interrupt, notification, compaction."""
+
+    kind: str
+    position: int
+    at: str | None = None
+    text: str = ""
+    tool: ToolCall | None = None
+
+
+@dataclass
+class Session:
+    session_id: str | None = None
+    cwd: str | None = None
+    events: list[Event] = field(default_factory=list)
+    truncated: bool = False  # only the newest part of a very large file was read
+
+    def of_kind(self, kind: str) -> Iterator[Event]:
+        return (e for e in self.events if e.kind == kind)
+
+    @property
+    def tools(self) -> list[ToolCall]:
+        return [e.tool for e in self.events if e.tool is not None]
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, dict)]
+    return []
+
+
+def _bounded(text: str) -> str:
+    """Head and tail of a long output: errors sit at either end, rarely in the middle."""
+    if len(text) <= OUTPUT_HEAD + OUTPUT_TAIL:
+        return text
+    return text[:OUTPUT_HEAD] + "\n…\n" + text[-OUTPUT_TAIL:]
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        b["text"] for b in _blocks(content) if isinstance(b.get("text"), str)
+    )
+
+
+def _small(value: Any, depth: int = 0) -> Any:
+    """toolUseResult trimmed to what capture reads (Edit results carry whole files)."""
+    if depth > 6:
+        return None
+    if isinstance(value, str):
+        return value if len(value) <= OUTPUT_HEAD + OUTPUT_TAIL else _bounded(value)
+    if isinstance(value, dict):
+        return {
+            k: _small(v, depth + 1) for k, v in list(value.items())[:50]
+            if k not in ("originalFile", "structuredPatch", "content", "file")
+        }
+    if isinstance(value, list):
+        return [_small(v, depth + 1) for v in value[:50]]
+    return value
+
+
+def _lines(path: str) -> tuple[Iterator[bytes], bool]:
+    size = os.path.getsize(path)
+    handle = open(path, "rb")  # noqa: SIM115 - closed by the generator below
+    truncated = size > MAX_TRANSCRIPT_BYTES
+    if truncated:
+        handle.seek(size - MAX_TRANSCRIPT_BYTES)
+        handle.readline()  # drop the partial line
+
+    def generate() -> Iterator[bytes]:
+        with handle:
+            while True:
+                line = handle.readline(MAX_LINE_BYTES)
+                if not line:
+                    return
+                if not line.endswith(b"\n") and len(line) >= MAX_LINE_BYTES:
+                    while True:  # skip the rest of an oversized entry
+                        more = handle.readline(MAX_LINE_BYTES)
+                        if not more or more.endswith(b"\n"):
+                            break
+                    continue
+                yield line
+
+    return generate(), truncated
+
+
+def read(path: str) -> Session:
+    """Parse a transcript file; unreadable lines are skipped, never fatal."""
+    lines, truncated = _lines(path)
+    session = Session(truncated=truncated)
+    parser = _Parser(session)
+    for raw in lines:
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            parser.entry(entry)
+    return session
+
+
+def parse_entries(entries: list[dict[str, Any]]) -> Session:
+    """The same, from entries already in memory (tests, replays)."""
+    session = Session()
+    parser = _Parser(session)
+    for entry in entries:
+        if isinstance(entry, dict):
+            parser.entry(entry)
+    return session
+
+
+class _Parser:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.calls: dict[str, ToolCall] = {}
+
+    def add(self, kind: str, at: str | None, text: str = "", tool: ToolCall | None = None) -> None:
+        events = self.session.events
+        events.append(Event(kind, len(events), at, text, tool))
+
+    def entry(self, entry: dict[str, Any]) -> None:
+        if entry.get("isSidechain"):
+            return  # a subagent's own conversation; its result reaches the parent as a tool
+        kind = entry.get("type")
+        at = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
+        session = self.session
+        if isinstance(entry.get("sessionId"), str) and not session.session_id:
+            session.session_id = entry["sessionId"]
+        if isinstance(entry.get("cwd"), str) and entry["cwd"]:
+            session.cwd = entry["cwd"]
+        if kind == "system" and entry.get("subtype") == "compact_boundary":
+            self.add("compaction", at)
+            return
+        message = entry.get("message")
+        if kind not in ("user", "assistant") or not isinstance(message, dict):
+            return
+        if kind == "assistant":
+            self.assistant(message, at)
+        else:
+            self.user(entry, message, at)
+
+    def assistant(self, message: dict[str, Any], at: str | None) -> None:
+        for block in _blocks(message.get("content")):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+                self.add("text", at, block["text"].strip()[:MAX_TEXT_CHARS])
+            elif kind == "tool_use" and isinstance(block.get("input"), dict):
+                call = ToolCall(
+                    id=str(block.get("id") or ""), name=str(block.get("name") or ""),
+                    input=block["input"], at=at, position=len(self.session.events),
+                )
+                self.calls[call.id] = call
+                self.add("tool", at, tool=call)
+
+    def user(self, entry: dict[str, Any], message: dict[str, Any], at: str | None) -> None:
+        if entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly"):
+            self.add("compaction", at, _text_of(message.get("content")))
+            return
+        if entry.get("isMeta"):
+            return
+        texts: list[str] = []
+        for block in _blocks(message.get("content")):
+            kind = block.get("type")
+            if kind == "tool_result":
+                self.result(block, entry.get("toolUseResult"))
+            elif kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+        for text in texts:
+            self.user_text(text, at)
+
+    def user_text(self, text: str, at: str | None) -> None:
+        stripped = _REMINDER_RE.sub("", text).strip()
+        if not stripped:
+            return
+        if INTERRUPT_RE.match(stripped):
+            self.add("interrupt", at, stripped)
+        elif _NOTIFICATION_RE.match(stripped):
+            self.add("notification", at, stripped)
+        elif _COMPACT_RE.match(stripped):
+            self.add("compaction", at, stripped)
+        elif not _MACHINE_TEXT_RE.match(stripped):
+            self.add("prompt", at, stripped[:MAX_TEXT_CHARS])
+
+    def result(self, block: dict[str, Any], structured: Any) -> None:
+        call = self.calls.get(str(block.get("tool_use_id")))
+        if call is None:
+            return
+        text = _result_text(block)
+        call.output = _bounded(text)
+        call.result = _small(structured)
+        call.failed = bool(block.get("is_error"))
+        if text.startswith(REJECTED_PREFIX):
+            call.rejected = call.failed = True
+            said = _REJECT_FEEDBACK_RE.search(text)
+            if said:
+                call.feedback = said.group(1).strip()[:2000]
+        if INTERRUPT_RE.match(text.strip()):
+            call.interrupted = call.failed = True
+        if isinstance(structured, dict) and structured.get("interrupted") is True:
+            call.interrupted = call.failed = True
+        if call.name == "Bash" and isinstance(structured, dict):
+            parts = [structured.get("stdout"), structured.get("stderr")]
+            joined = "\n".join(p for p in parts if isinstance(p, str) and p)
+            if joined and not call.failed:
+                call.output = _bounded(joined)
+
+
+def _text_of(content: Any) -> str:
+    return "\n".join(
+        b["text"] for b in _blocks(content) if isinstance(b.get("text"), str)
+    )[:MAX_TEXT_CHARS]

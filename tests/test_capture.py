@@ -1,0 +1,402 @@
+"""Capture: from a Claude Code session to typed memories (engram.capture).
+
+Sessions here are built entry by entry in Claude Code's transcript format (one entry per
+content block, tool results in user entries with `toolUseResult` beside them); the
+benchmark corpus under benchmarks/capture_corpus holds whole sessions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engram
+from engram.capture import transcript
+from engram.capture.extract import extract, rule_type
+from engram.capture.failures import error_line
+from engram.capture.session import apply, capture
+from engram.capture.shell import normalize_command
+
+CWD = "/home/dev/shop"
+SESSION = "0f6c1d2e-3a4b-4c5d-8e9f-a0b1c2d3e4f5"
+
+
+# --- commands as typed -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("typed", "stored"), [
+    ("mix compile 2>&1 | tail -3", "mix compile"),
+    ("pytest -q && ruff check .", "pytest -q && ruff check ."),
+    ("pytest -q   tests/  2>&1 | tail -20", "pytest -q tests/"),
+    ("pytest -q || true", "pytest -q"),
+    ("pytest -q; echo $?", "pytest -q"),
+    ('pytest -q; echo "exit: $?"', "pytest -q"),
+    ("npm test 2>&1 | grep -v warn | head -50", "npm test"),
+    ("cargo test -- --nocapture |& less", "cargo test -- --nocapture"),
+    ("(cd web && npm run build) 2>&1 | tail", "(cd web && npm run build)"),
+    ("FOO=1 BAR='a  b' pytest -k 'not slow' -q", "FOO=1 BAR='a  b' pytest -k 'not slow' -q"),
+    ('grep -rn "a|b" src | head -5', 'grep -rn "a|b" src'),
+    ("go test ./... 2>/dev/null", "go test ./..."),
+    ("make test > build.log 2>&1", "make test > build.log"),
+    ("cd /home/dev/shop && pytest -q", "pytest -q"),
+    ("cd frontend && npm test", "cd frontend && npm test"),
+    ('echo "$(git rev-parse HEAD)" && make', 'echo "$(git rev-parse HEAD)" && make'),
+    ("python -c 'import sys; print(sys.argv)' a\\ b", "python -c 'import sys; print(sys.argv)' a\\ b"),
+    ("ruff check . || ruff check --fix .", "ruff check . || ruff check --fix ."),
+])
+def test_commands_are_stored_as_typed_without_presentation_tails(typed, stored):
+    assert normalize_command(typed, CWD) == stored
+    check = subprocess.run(["bash", "-n", "-c", stored], capture_output=True)
+    assert check.returncode == 0, check.stderr  # what is stored still parses as shell
+
+
+@pytest.mark.parametrize("typed", [
+    "python - <<'EOF'\nprint(1)\nEOF",  # a script, not a one-line recipe
+    "cat > x.py <<EOF\nprint(1)\nEOF\npython x.py",
+    "pytest 'unterminated",
+    'echo "unterminated',
+    "npm run dev &",  # never ran to completion
+    "echo $(unbalanced",
+    "",
+])
+def test_commands_that_cannot_be_read_with_certainty_are_refused(typed):
+    assert normalize_command(typed, CWD) is None
+
+
+def test_the_variants_of_one_command_collapse_into_one_recipe():
+    variants = ["pytest -q 2>&1 | tail -3", "pytest -q 2>&1 | tail -40", "pytest  -q",
+                "pytest -q | head -20", "pytest -q; echo $?"]
+    assert {normalize_command(v, CWD) for v in variants} == {"pytest -q"}
+
+
+# --- the error worth quoting -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("output", "line"), [
+    ("F.....\n___ test_refund ___\n    def test_refund():\n>       refund(order)\n"
+     "E       KeyError: 'charge'\n\nshop/payments.py:12: KeyError\n=== 1 failed, 5 passed ===",
+     "KeyError: 'charge'"),
+    ("src/app.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter"
+     " of type 'number'.\nFound 1 error.", "src/app.ts(12,5): error TS2345: Argument of type"),
+    ("   Compiling logq v0.4.2\nerror[E0499]: cannot borrow `self.chars` as mutable more than"
+     " once at a time\n  --> src/lexer.rs:40:9", "error[E0499]: cannot borrow"),
+    ("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n"
+     "    main()\nValueError: bad port '80a'", "ValueError: bad port '80a'"),
+    ("Exit code 1\n** (CompileError) lib/app.ex:3: undefined function foo/0",
+     "** (CompileError) lib/app.ex:3"),
+])
+def test_the_stored_error_is_the_telling_line_not_the_first(output, line):
+    assert error_line(output).startswith(line)
+
+
+# --- sessions ------------------------------------------------------------------------------
+
+
+class Session:
+    """A Claude Code transcript written entry by entry, as Claude Code writes it."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.clock = itertools.count()
+        self.ids = itertools.count(1)
+        self.parent: str | None = None
+
+    def _entry(self, kind: str, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        uuid = f"00000000-0000-4000-8000-{next(self.ids):012d}"
+        minute = next(self.clock)
+        entry = {"parentUuid": self.parent, "isSidechain": False, "userType": "external",
+                 "cwd": CWD, "sessionId": SESSION, "version": "2.1.39", "gitBranch": "main",
+                 "type": kind, "uuid": uuid,
+                 "timestamp": f"2026-03-18T{10 + minute // 60:02d}:{minute % 60:02d}:00.000Z",
+                 "message": message, **extra}
+        self.parent = uuid
+        self.entries.append(entry)
+        return entry
+
+    def prompt(self, text: str) -> Session:
+        self._entry("user", {"role": "user", "content": text})
+        return self
+
+    def say(self, text: str) -> Session:
+        self._entry("assistant", {"role": "assistant", "type": "message",
+                                  "content": [{"type": "text", "text": text}]})
+        return self
+
+    def tool(self, name: str, tool_input: dict[str, Any], result: Any = "ok", *,
+             error: bool = False, content: str | None = None) -> Session:
+        tool_id = f"toolu_{next(self.ids):08d}"
+        self._entry("assistant", {"role": "assistant", "type": "message", "content": [
+            {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]})
+        text = content if content is not None else (
+            result if isinstance(result, str) else json.dumps(result))
+        self._entry("user", {"role": "user", "content": [
+            {"tool_use_id": tool_id, "type": "tool_result", "content": text,
+             **({"is_error": True} if error else {})}]}, toolUseResult=result)
+        return self
+
+    def bash(self, command: str, stdout: str = "", *, failed: bool = False) -> Session:
+        if failed:
+            text = f"Exit code 1\n{stdout}"
+            return self.tool("Bash", {"command": command}, f"Error: {text}", error=True,
+                             content=text)
+        return self.tool("Bash", {"command": command},
+                         {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False},
+                         content=stdout)
+
+    def edit(self, path: str, old: str = "a", new: str = "b") -> Session:
+        return self.tool("Edit", {"file_path": f"{CWD}/{path}", "old_string": old,
+                                  "new_string": new},
+                         {"filePath": f"{CWD}/{path}", "oldString": old, "newString": new},
+                         content=f"The file {CWD}/{path} has been updated successfully.")
+
+    def raw(self, entry: dict[str, Any]) -> Session:
+        self.entries.append(entry)
+        return self
+
+    def write(self, path: Path) -> Path:
+        path.write_text("\n".join(json.dumps(e) for e in self.entries) + "\n")
+        return path
+
+    def extract(self):
+        return extract(transcript.parse_entries(self.entries), CWD)
+
+
+def found(extraction, kind: str) -> list[str]:
+    return [f.content for f in extraction.findings if f.type == kind]
+
+
+def test_a_failure_edits_and_the_same_command_passing_is_a_fix():
+    session = (
+        Session()
+        .prompt("The refund tests fail since the Stripe upgrade, can you fix them?")
+        .bash("pytest -q tests/test_refund.py 2>&1 | tail -5",
+              "F.\nE       stripe.error.InvalidRequestError: Received unknown parameter: charge\n"
+              "1 failed, 1 passed in 0.3s")
+        .say("Stripe's new API refunds a payment intent, not a charge, because charges are "
+             "deprecated since 2024-06; every order already stores its intent id.")
+        .edit("shop/payments.py")
+        .bash("pytest -q tests/test_refund.py 2>&1 | tail -5", "..\n2 passed in 0.3s")
+        .say("Fixed: refunds now pass payment_intent. Both refund tests pass again.")
+    )
+    [bug] = found(session.extract(), "bug_note")
+    assert "Received unknown parameter: charge" in bug  # the error, not the dots line
+    assert "payment intent" in bug and "deprecated" in bug  # the why of the fix
+    assert "refund tests fail" in bug  # the symptom as the user reported it
+    [note] = [f for f in session.extract().findings if f.type == "bug_note"]
+    assert note.files == ["shop/payments.py"] and note.at == "2026-03-18T10:06:00.000Z"  # when it passed
+
+
+def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
+    session = (
+        Session().prompt("install the deps for the dashboard")
+        .bash("npm install", "npm ERR! ERESOLVE unable to resolve dependency tree", failed=True)
+        .bash("npm install --legacy-peer-deps", "added 1200 packages")
+        .edit("package.json")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "`npm install` failed" in attempt and "npm install --legacy-peer-deps" in attempt
+    assert "ERESOLVE" in attempt
+
+
+def test_an_edit_reverted_after_a_failure_is_a_failed_attempt():
+    session = (
+        Session().prompt("make the importer faster")
+        .say("Caching the parsed rows in a module-level dict should avoid re-reading the CSV.")
+        .edit("app/importer.py", "rows = parse(path)", "rows = CACHE.setdefault(path, parse(path))")
+        .bash("pytest -q", "FAILED tests/test_importer.py::test_reload - AssertionError: stale"
+              "\n1 failed, 8 passed", failed=True)
+        .say("That approach won't work: the cache keeps stale rows when the file changes.")
+        .edit("app/importer.py", "rows = CACHE.setdefault(path, parse(path))", "rows = parse(path)")
+    )
+    attempts = found(session.extract(), "failed_attempt")
+    assert any("Caching the parsed rows" in a and "stale" in a for a in attempts), attempts
+
+
+def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
+    session = (
+        Session().prompt("tidy the imports in app/importer.py")
+        .edit("app/importer.py", "import os", "import os, sys")
+        .edit("app/importer.py", "import os, sys", "import os")
+    )
+    assert found(session.extract(), "failed_attempt") == []
+
+
+@pytest.mark.parametrize(("sentence", "kind"), [
+    ("never run the migrations on a Friday", "constraint"),
+    ("From now on, use pnpm, not npm.", "constraint"),
+    ("I prefer small commits with one change each", "preference"),
+    ("no ORMs in this repo", "constraint"),
+    ("Никогда не коммить напрямую в main", "constraint"),
+    ("Ich bevorzuge kurze Funktionen", "preference"),
+    ("Bitte keine neuen Abhängigkeiten", "constraint"),
+    ("Ne touche jamais aux migrations déjà déployées", "constraint"),
+    ("Siempre usa UTC en las fechas", "constraint"),
+    ("Nunca use callbacks do ActiveRecord para regras de cobrança", "constraint"),
+    ("以后所有接口都必须返回统一的错误码", "constraint"),
+    ("テストは必ず日本時間で書いてください", "constraint"),
+    ("can you fix the login bug?", None),
+    ("the tests fail since yesterday", None),
+    ("don't worry about the docs", None),
+    ("Я не знаю, почему это падает", None),
+])
+def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
+    assert rule_type(sentence) == kind
+
+
+def test_rules_from_prompts_answers_and_rejections_become_separate_memories():
+    session = (
+        Session()
+        .prompt("Add retries to the webhook sender.\n\nNever retry a 4xx: the merchant "
+                "rejected it on purpose.")
+        .tool("AskUserQuestion", {"questions": [{"question": "Where should retries live?",
+                                                 "header": "Retries", "multiSelect": False,
+                                                 "options": [{"label": "Client"},
+                                                             {"label": "Queue"}]}]},
+              {"questions": [], "answers": {"Where should retries live?": "Queue"}},
+              content='User has answered your questions: "Where should retries live?"="Queue".')
+        .tool("Bash", {"command": "pip install tenacity"},
+              "User rejected tool use", error=True,
+              content="The user doesn't want to proceed with this tool use. The tool use was "
+                      "rejected (eg. if it was a file edit, the new_string was NOT written to "
+                      "the file). To tell you how to proceed, the user said:\nwe don't add "
+                      "dependencies for retries, write the loop by hand")
+        .edit("app/sender.py")
+    )
+    extraction = session.extract()
+    rules = found(extraction, "constraint")
+    assert any(r.startswith("Never retry a 4xx") and "on purpose" in r for r in rules)
+    assert any("we don't add dependencies for retries" in r for r in rules)
+    assert any("Where should retries live?" in d and "Queue" in d
+               for d in found(extraction, "decision"))
+    assert not any("Add retries to the webhook sender" in r for r in rules)  # a request
+
+
+def test_the_reason_before_an_edit_is_a_decision_and_narration_is_not():
+    session = (
+        Session().prompt("add rate limiting per tenant")
+        .say("Let me look at the middleware first.")
+        .tool("Read", {"file_path": f"{CWD}/app/middleware.py"}, "...")
+        .say("A token bucket per tenant, refilled on access instead of a ticker per tenant, "
+             "because a ticker would keep thousands of idle goroutines alive.")
+        .edit("app/limiter.py")
+        .say("Now update the import.")
+        .edit("app/main.py")
+    )
+    decisions = found(session.extract(), "decision")
+    assert len(decisions) == 1 and "refilled on access instead of a ticker" in decisions[0]
+
+
+def test_open_todos_and_questions_left_at_the_end():
+    session = (
+        Session().prompt("add the export endpoint")
+        .tool("TodoWrite", {"todos": [
+            {"content": "Add the export endpoint", "status": "completed", "activeForm": "x"},
+            {"content": "Document the export format", "status": "pending", "activeForm": "y"}]},
+            {"oldTodos": [], "newTodos": []})
+        .edit("app/export.py")
+        .say("Done: the export endpoint streams JSONL.\n\n**Still open:**\n- Large exports "
+             "are not paginated yet\n- Should exports include archived memories?\n\nWould "
+             "you like me to add pagination now?")
+    )
+    extraction = session.extract()
+    todos = found(extraction, "todo")
+    assert "Document the export format" in todos
+    assert any("not paginated" in t for t in todos)
+    assert any("archived memories" in q for q in found(extraction, "open_question"))
+    assert not any("Would you like me" in t for t in [*todos, *found(extraction,
+                                                                     "open_question")])
+
+
+def test_noise_never_becomes_a_request_or_the_wrap_up():
+    compact = {"parentUuid": None, "isSidechain": False, "type": "user", "cwd": CWD,
+               "sessionId": SESSION, "isCompactSummary": True, "isVisibleInTranscriptOnly": True,
+               "timestamp": "2026-03-18T09:00:00.000Z",
+               "message": {"role": "user", "content": "This session is being continued from a "
+                           "previous conversation that ran out of context. Never use tabs."}}
+    session = (
+        Session().raw(compact)
+        .prompt("rename the settings module to config")
+        .edit("app/config.py")
+        .say("Renamed `settings` to `config` everywhere and updated the imports; the old "
+             "module name is gone and every test that used it now imports the new one.")
+        .prompt("<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
+                "<summary>Background command \"tests\" completed (exit code 0)</summary>\n"
+                "</task-notification>")
+        .say("The background test run finished as well; nothing else to do here, all of it "
+             "was already covered by the earlier run.")
+        .prompt("[Request interrupted by user]")
+    )
+    extraction = session.extract()
+    assert extraction.summary is not None
+    assert extraction.summary.content.startswith("Task: rename the settings module")
+    assert "Renamed `settings` to `config`" in extraction.summary.content
+    assert "background test run" not in extraction.summary.content
+    everything = " ".join(f.content for f in extraction.findings)
+    assert "tabs" not in everything and "task-notification" not in everything
+
+
+@pytest.mark.parametrize("session", [
+    Session().prompt("hi").say("Hello! How can I help?").prompt("thanks").say("You're welcome!"),
+    Session().prompt("how does the auth middleware work?")
+    .tool("Read", {"file_path": f"{CWD}/app/auth.py"}, "...")
+    .say("It checks the session cookie, then loads the user; see `require_user` in app/auth.py."),
+    Session().prompt("refactor the billing module").say("Let me look at it first.")
+    .prompt("[Request interrupted by user]"),
+])
+def test_an_empty_session_stores_nothing(session, tmp_path):
+    extraction = session.extract()
+    assert extraction.empty and extraction.findings == [] and extraction.summary is None
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        result = apply(service, extraction, project="shop", session_id=SESSION, state={})
+        assert result.saved == [] and service.count() == 0
+
+
+def test_capturing_a_session_again_adds_nothing_and_archives_what_was_closed(tmp_path):
+    session = (
+        Session().prompt("add the export endpoint. Never export deleted memories.")
+        .tool("TodoWrite", {"todos": [
+            {"content": "Write the export docs", "status": "pending", "activeForm": "x"}]},
+            {"oldTodos": [], "newTodos": []})
+        .edit("app/export.py")
+        .say("The endpoint is in place and streams JSONL; the docs are the one thing left.")
+    )
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        first = capture(service, str(path), project="shop", cwd=CWD, state=state)
+        assert {m.type for m in first.saved} == {"constraint", "todo"}
+        assert first.summary is not None
+        again = capture(service, str(path), project="shop", cwd=CWD, state=state)
+        assert again.saved == [] and service.count() == 3  # rule, todo, one summary
+        session.tool("TodoWrite", {"todos": [
+            {"content": "Write the export docs", "status": "completed", "activeForm": "x"}]},
+            {"oldTodos": [], "newTodos": []}).say("Docs written; nothing is left open now.")
+        later = capture(service, str(session.write(path)), project="shop", cwd=CWD, state=state)
+        assert len(later.archived) == 1
+        assert service.count(types=["todo"]) == 0 and service.count() == 2
+        [summary] = service.list(types=["task_summary"])
+        assert summary.meta["session_id"] == SESSION and summary.files == ("app/export.py",)
+        [rule] = service.list(types=["constraint"])
+        assert rule.meta["session_id"] == SESSION and rule.provenance == "hook"
+        assert rule.event_at is not None
+
+
+def test_the_capture_benchmark_smoke_run_on_the_written_sessions():
+    """A small run of `engram bench capture` in the suite: the replay works end to end and
+    the guarantees that must hold on any session hold on these."""
+    from benchmarks.capture import Totals, load_cases, run_case
+
+    cases, _ = load_cases(("written",))
+    assert len(cases) >= 3
+    totals = Totals()
+    for case in cases[:4]:
+        totals.add(run_case(case, "fake"))
+    assert totals.stored > 0
+    assert totals.broken == 0 and totals.secrets == 0 and totals.duplicates == 0
+    assert totals.empty_memories == 0
+    assert totals.precision >= 0.6
