@@ -16,6 +16,7 @@ _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"^E\s{2,}(?P<m>\S.*)$", re.MULTILINE),  # pytest assertion detail
     re.compile(r"^FAILED \S+(?: - (?P<m>.+))?$", re.MULTILINE),  # pytest summary line
+    re.compile(r"panicked at [^\n]*:\n(?P<m>.+)$", re.MULTILINE),  # Rust test panic message
     re.compile(r"^(?P<m>\S*\(\d+,\d+\): error TS\d+: .+|.*\berror TS\d+: .+)$", re.MULTILINE),
     re.compile(r"^(?P<m>error(?:\[E\d+\])?: .+)$", re.MULTILINE),  # rustc, cargo
     re.compile(r"^\s*(?P<m>\*\* \(\w+(?:\.\w+)*\) .+)$", re.MULTILINE),  # Elixir
@@ -31,6 +32,7 @@ _PATTERNS: list[re.Pattern[str]] = [
 ]
 _NOISE_RE = re.compile(
     r"^(?:exit code \d+|error: exit code|=+|-+|\s*\d+ (?:passed|failed|errors?)\b.*|[.FEsx]+"
+    r"|test result: FAILED.*"
     r"(?:\s+\[\s*\d+%\])?)$",
     re.IGNORECASE,
 )
