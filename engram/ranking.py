@@ -11,16 +11,18 @@ Last, a mild diversity step keeps near-duplicates from crowding out the rest.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .model import HALF_LIFE_DAYS, Memory
 from .store.base import Candidate
 
 if TYPE_CHECKING:
     import numpy as np
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,16 @@ class Weights:
 
 
 DEFAULT_WEIGHTS = Weights()
+# Whole-session digests: long, so they share words with almost any prompt. Where memories
+# are handed to an agent unasked (prompt recall, context packs) a fact extracted from a
+# session goes before the summary of that session (facts_first).
+SUMMARY_TYPES = frozenset({"task_summary"})
+
+
+def facts_first(items: Sequence[T], memory_of: Callable[[T], Memory]) -> list[T]:
+    """The same items, summaries after every other memory (each group keeps its order)."""
+    facts = [i for i in items if memory_of(i).type not in SUMMARY_TYPES]
+    return facts + [i for i in items if memory_of(i).type in SUMMARY_TYPES]
 
 
 @dataclass

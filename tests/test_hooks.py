@@ -119,6 +119,23 @@ def test_prompt_recalls_a_relevant_memory_once_per_session(env, project_dir, see
     assert seeded["refund"] in context_of(hook(env, "UserPromptSubmit", other))
 
 
+def test_a_session_summary_never_crowds_out_the_fact_that_answers_the_prompt(env, project_dir):
+    with open_store(env) as mem:
+        fact = mem.save("Stripe refunds must use payment_intent, the charge argument was removed",
+                        type="constraint", project="shop", provenance="hook").memory.id
+        summary = mem.checkpoint(
+            "Task: check how we call Stripe refunds, the refund endpoint returns 500 again\n"
+            "Files changed: shop/payments.py\nOutcome: OK.", project="shop",
+            session_id="s-1", provenance="hook").memory.id
+    text = context_of(hook(env, "UserPromptSubmit", payload("user_prompt_submit.json",
+                                                            project_dir)))
+    assert fact in text and summary not in text
+    with open_store(env) as mem:  # without the fact, the summary is what there is
+        mem.delete(fact, hard=True)
+    other = payload("user_prompt_submit.json", project_dir, session_id="another-session")
+    assert summary in context_of(hook(env, "UserPromptSubmit", other))
+
+
 def test_prompt_skips_memories_the_session_start_pack_already_gave(env, project_dir, seeded):
     hook(env, "SessionStart", payload("session_start.json", project_dir))
     assert hook(env, "UserPromptSubmit", payload("user_prompt_submit.json", project_dir)) is None

@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..ranking import SUMMARY_TYPES
+
 COSINE_STRONG = 0.45
 COSINE_SUPPORT = 0.30
 COVERAGE_SUPPORT = 0.20
@@ -120,8 +122,9 @@ def select(
     stored_terms: dict[str, set[str]] = {}
     accepted: list[Recalled] = []
     for result in response.results:  # best first
-        if accepted and (len(accepted) >= MAX_MEMORIES
-                         or result.score < RELATIVE_CUT * accepted[0].score):
+        facts = [r for r in accepted if r.memory.type not in SUMMARY_TYPES]
+        if facts and (len(facts) >= MAX_MEMORIES
+                      or result.score < RELATIVE_CUT * facts[0].score):
             break  # the rest would fall to the cuts below anyway
         memory = result.memory
         if memory.id in exclude:
@@ -144,6 +147,11 @@ def select(
         accepted.append(Recalled(memory, result.score, why))
     if not accepted:
         return []
+    # A session's summary shares words with most prompts about its project: it is handed
+    # over only when no extracted fact answers the prompt, and never ahead of one.
+    facts = [r for r in accepted if r.memory.type not in SUMMARY_TYPES]
+    if facts:
+        accepted = facts
     best = max(r.score for r in accepted)
     accepted = [r for r in accepted if r.score >= RELATIVE_CUT * best]
     return accepted[:MAX_MEMORIES]
