@@ -1,4 +1,4 @@
-"""`engram bench locomo|scale`: the benchmarks that live in the source checkout's benchmarks/.
+"""`engram bench capture|locomo|redaction|scale`: the benchmarks that live in the source checkout's benchmarks/.
 
 The harness is not part of the installed package (it needs the LoCoMo data and writes
 benchmarks/RESULTS.md), so this command finds the `benchmarks` folder next to the
@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 SUBCOMMANDS: dict[str, tuple[str]] = {
+    "capture": ("benchmarks.capture",),
     "locomo": ("benchmarks.locomo",),
     "redaction": ("benchmarks.redaction",),
     "scale": ("benchmarks.scale",),
