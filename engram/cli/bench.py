@@ -1,4 +1,4 @@
-"""`engram bench capture|locomo|redaction|scale`: the benchmarks that live in the source checkout's benchmarks/.
+"""`engram bench capture|locomo|redaction|scale`: the harnesses in the checkout's benchmarks/.
 
 The harness is not part of the installed package (it needs the LoCoMo data and writes
 benchmarks/RESULTS.md), so this command finds the `benchmarks` folder next to the
