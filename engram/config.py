@@ -2,11 +2,16 @@
 
 Paths resolve from the environment at call time (not import time) so that tests and
 hooks can move them per process: ENGRAM_HOME moves the folder, ENGRAM_DB names a file.
+
+Everything Engram writes is private to the user, because memories, logs and session
+state quote their work: folders are created 0700 and files 0600 (a stricter umask still
+applies), and ones an older Engram left readable by others are tightened when met.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 TYPE_CHECKING = False  # the typing module costs hook start-up time; annotations are lazy
@@ -22,6 +27,81 @@ def engram_home() -> Path:
 def default_db_path() -> Path:
     explicit = os.environ.get("ENGRAM_DB")
     return Path(explicit).expanduser() if explicit else engram_home() / "memory.db"
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` and any missing parents owner-only (0700); tighten it if it exists.
+
+    Only for folders Engram owns ($ENGRAM_HOME, its subfolders, a store's new folder):
+    an existing folder of the user's (say, the one a chosen --db file sits in) is left
+    alone by not calling this on it.
+    """
+    try:
+        os.mkdir(path, 0o700)  # the umask applies: a stricter one stays stricter
+    except FileExistsError:
+        tighten(path)
+    except FileNotFoundError:
+        if path.parent == path:
+            raise
+        private_dir(path.parent)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:  # another process made it meanwhile
+            tighten(path)
+    return path
+
+
+def home_dir(*parts: str) -> Path:
+    """$ENGRAM_HOME, or a folder inside it, created or tightened to owner-only."""
+    path = private_dir(engram_home())
+    for part in parts:
+        path = private_dir(path / part)
+    return path
+
+
+def tighten(path: str | Path) -> None:
+    """Take group and other access off a file or folder of ours (best effort).
+
+    Regular files and folders owned by this user only: never a device such as
+    /dev/stdout that an export may be pointed at, never someone else's file.
+    """
+    try:
+        info = os.stat(path)
+        if (
+            info.st_mode & 0o077
+            and (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode))
+            and info.st_uid == os.geteuid()
+        ):
+            os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
+    except OSError:
+        pass
+
+
+def open_private(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Any:
+    """`open(path, mode)` for a file only its owner may read: created 0600, and an
+    existing regular file of ours loses group/other access before anything is written.
+
+    `mode` is "w", "a", "x" or their binary forms; text modes use `encoding`.
+    """
+    flags = {"w": os.O_TRUNC, "a": os.O_APPEND, "x": os.O_EXCL}[mode[0]]
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        info = os.fstat(fd)
+        if info.st_mode & 0o077 and stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+            os.fchmod(fd, stat.S_IMODE(info.st_mode) & ~0o077)
+        if "b" in mode:
+            return os.fdopen(fd, mode)
+        return os.fdopen(fd, mode, encoding=encoding)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_private(path: str | Path, data: str | bytes, encoding: str = "utf-8") -> None:
+    """Write a whole file only its owner may read (exports, backups, session state)."""
+    binary = isinstance(data, bytes)
+    with open_private(path, "wb" if binary else "w", None if binary else encoding) as handle:
+        handle.write(data)
 
 
 def config_path() -> Path:
