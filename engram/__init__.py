@@ -24,6 +24,8 @@ __all__ = [
     "EngramError",
     "ValidationError",
     "NotFoundError",
+    "StoreError",
+    "StoreUnavailableError",
     "__version__",
 ]
 
@@ -33,12 +35,17 @@ def open(  # noqa: A001 - the public name is engram.open(), like sqlite3.connect
     *,
     embedder: Embedder | str | None = None,
     clock: Any = None,
+    deadline: float | None = None,
 ) -> Engram:
     """Open (creating if needed) a store and return the service over it.
 
     `path` defaults to $ENGRAM_DB, else $ENGRAM_HOME/memory.db, else ~/.engram/memory.db.
     `embedder` is an Embedder, a spec such as "bundled", "none", "ollama:nomic-embed-text"
     (default: $ENGRAM_EMBEDDER, else the config file, else "bundled").
+    `deadline` (a time.monotonic() value) bounds every store operation of this service:
+    a wait for another writer's lock or a statement still running then ends in
+    StoreUnavailableError (default: none, or the one `engram.store.connection.bounded`
+    sets around this call). The store and its folder are created private to the user.
     """
     from .config import default_db_path, load_config
     from .embedders import get_embedder
@@ -57,7 +64,7 @@ def open(  # noqa: A001 - the public name is engram.open(), like sqlite3.connect
             raise ValidationError("embedder", str(exc)) from None
     else:
         resolved = embedder
-    store = SQLiteStore(path if path is not None else default_db_path())
+    store = SQLiteStore(path if path is not None else default_db_path(), deadline=deadline)
     kwargs: dict[str, Any] = {}
     if clock is not None:
         kwargs["clock"] = clock
@@ -73,7 +80,8 @@ def __getattr__(name: str) -> Any:
         from .model import Memory
 
         return Memory
-    if name in ("EngramError", "ValidationError", "NotFoundError"):
+    if name in ("EngramError", "ValidationError", "NotFoundError", "StoreError",
+                "StoreUnavailableError"):
         from . import errors
 
         return getattr(errors, name)

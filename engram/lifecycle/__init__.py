@@ -7,7 +7,6 @@ next to this one; the mixin only wires them to the service and its extension poi
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -167,7 +166,7 @@ class LifecycleMixin:
             return
         try:
             trigger = upkeep.due(self)
-        except (sqlite3.Error, StoreError):
+        except StoreError:
             return  # a busy store must never fail the save that was already written
         if trigger is not None:
             self.schedule_upkeep(trigger, mode=mode)

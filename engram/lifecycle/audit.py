@@ -7,7 +7,6 @@ a search returns. Queries are stored redacted; entries older than the retention
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +37,7 @@ def record(service: Engram, caller: str, query: str, response: SearchResponse) -
             elapsed_ms=round(response.elapsed_ms, 3),
             prune_before=now - timedelta(days=retention) if retention > 0 else None,
         )
-    except (sqlite3.Error, StoreError):
+    except StoreError:
         return False
     return True
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from contextlib import suppress
 
 from ..errors import StoreError
 
@@ -136,6 +137,8 @@ def migrate(db: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             db.execute(f"PRAGMA user_version = {version}")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # a full disk or an interrupt may have ended it already
+                with suppress(StoreError):
+                    db.execute("ROLLBACK")
             raise
     return found

@@ -4,12 +4,15 @@ WAL + synchronous=FULL: an acknowledged save survives a power cut, and a hook, t
 server and the CLI can read and write the same file at once (the busy timeout makes a
 writer wait for another instead of failing). Vectors are stored as float16 blobs
 (half the disk of float32, cosine error ~1e-3) and searched in memory as float32.
+
+The file and its -wal/-shm are the user's alone (0600), and every SQLite error leaves
+this package as an Engram error (connection.py).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -17,10 +20,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import StoreError
+from ..config import engram_home, private_dir, tighten
+from ..errors import StoreError, StoreUnavailableError
 from ..model import Memory, from_iso, stored_memory, to_iso
 from ..text import fts_query
 from .base import Candidate, Filters
+from .connection import connect
+from .errors import SQLError
 from .migrations import SCHEMA_VERSION, migrate
 
 if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-only hooks
@@ -47,7 +53,7 @@ def _strings(text: str) -> tuple[str, ...]:
     return () if text == "[]" else tuple(json.loads(text))
 
 
-def _row_to_memory(row: sqlite3.Row | tuple) -> Memory:
+def _row_to_memory(row: tuple) -> Memory:
     """`_COLUMNS` are Memory's fields in order; only the JSON, flag and times convert."""
     return stored_memory((
         *row[:4],
@@ -151,25 +157,47 @@ def _where(
     return (" AND ".join(clauses) or "1"), params
 
 
+def _private_store_files(path: Path) -> None:
+    """Create a new store file 0600 (SQLite gives its -wal and -shm the file's mode) in
+    an owner-only folder; an older Engram's 0644 store and journals are tightened."""
+    parent = path.parent
+    if not parent.is_dir() or os.path.abspath(parent) == os.path.abspath(engram_home()):
+        try:
+            private_dir(parent)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder {parent}: {exc.strerror}") from exc
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        if not path.is_dir():  # SQLite will refuse a folder; leave its mode alone
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                tighten(f"{path}{suffix}")
+    except OSError:
+        pass  # SQLite reports an unusable path in its own words
+
+
+def _rollback(db: Any) -> None:
+    """Roll back after a failure, unless SQLite already did (a full disk, an I/O error
+    or an interrupt can end the transaction itself); never hide the first error."""
+    if db.in_transaction:
+        with suppress(StoreError):
+            db.execute("ROLLBACK")
+
+
 class SQLiteStore:
     """Implements the Store protocol on one SQLite file."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, deadline: float | None = None) -> None:
+        """Open (creating if needed) the store at `path`.
+
+        `deadline` (a time.monotonic() value; default: the one `connection.bounded`
+        set, if any) bounds every wait for a lock and every statement of this store.
+        """
         self.path = str(path)
-        if self.path != ":memory:":
-            parent = Path(self.path).expanduser().parent
-            try:
-                parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"cannot create the folder {parent}: {exc.strerror}") from exc
+        if self.path not in ("", ":memory:"):
+            _private_store_files(Path(self.path).expanduser())
+        self._db = connect(self.path, BUSY_TIMEOUT_MS, deadline)
         try:
-            self._db = sqlite3.connect(
-                self.path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if self.path != ":memory:" and mode.lower() != "wal":
                 raise StoreError(f"cannot switch {self.path} to WAL mode (got {mode})")
@@ -177,8 +205,9 @@ class SQLiteStore:
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             self.upgraded_from = migrate(self._db)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
+        except BaseException:
+            self._db.close()
+            raise
         self._lock = threading.RLock()
         self._depth = 0
         self._index: VectorIndex | None = None
@@ -206,13 +235,13 @@ class SQLiteStore:
             self._depth = 1
             try:
                 yield
+                self._db.execute("COMMIT")
             except BaseException:
                 self._depth = 0
-                self._db.execute("ROLLBACK")
                 self._index = None  # our in-memory view may hold rolled-back rows
+                _rollback(self._db)
                 raise
             self._depth = 0
-            self._db.execute("COMMIT")
 
     def _next_seq(self) -> int:
         return self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM memories").fetchone()[0]
@@ -432,9 +461,9 @@ class SQLiteStore:
                         " ORDER BY bm25(memories_fts), m.rowid LIMIT ?",
                         (match, *params, limit),
                     ).fetchall()
-            except sqlite3.OperationalError:
+            except SQLError:
                 # fts_query quotes every term, so this should not happen; a search never
-                # fails because of what the user typed.
+                # fails because of what the user typed (a busy or full store still says so).
                 return []
         return [Candidate(r[0], -float(r[1])) for r in rows]
 
@@ -491,7 +520,7 @@ class SQLiteStore:
         brought that to 2 in 40 ms (6 ms at 100K); 'optimize' would rewrite the whole
         index (0.2 s at 100K). A busy store skips it: the next bulk write tries again.
         """
-        with self._lock, suppress(sqlite3.OperationalError):
+        with self._lock, suppress(StoreUnavailableError, SQLError):
             self._db.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', 500)")
 
     def document_frequency(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
@@ -505,7 +534,7 @@ class SQLiteStore:
                     result[term] = self._db.execute(
                         "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH ?", (quoted,)
                     ).fetchone()[0]
-                except sqlite3.OperationalError:
+                except SQLError:
                     result[term] = 0
         return total, result
 
