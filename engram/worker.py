@@ -28,6 +28,16 @@ MAX_REQUEST_BYTES = 12_000_000
 WATCH_INTERVAL = 2.0
 
 
+def log(message: str) -> None:
+    """One line on stderr (logs/worker.log when a hook started us), redacted like
+    memories: an error can quote a payload."""
+    from .hooks.state import LOG_LINE_CHARS, REDACT_CHARS
+    from .redaction import redact
+
+    line = " ".join(redact(message[:REDACT_CHARS]).text.split())[:LOG_LINE_CHARS]
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", file=sys.stderr, flush=True)
+
+
 def idle_seconds(config: dict[str, Any]) -> float:
     raw = os.environ.get("ENGRAM_WORKER_IDLE")
     hooks = config.get("hooks") if isinstance(config.get("hooks"), dict) else {}
@@ -50,8 +60,7 @@ class _Handler(socketserver.StreamRequestHandler):
             response = self.server.answer(request, after)
         except Exception as exc:  # noqa: BLE001 - one bad request never kills the worker
             response = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-            print(f"{time.strftime('%H:%M:%S')} error: {response['error']}", file=sys.stderr,
-                  flush=True)
+            log(f"error: {response['error']}")
         with contextlib.suppress(OSError):  # the hook gave up waiting; the work is done
             self.wfile.write(json.dumps(response, ensure_ascii=False, default=str).encode())
             self.wfile.flush()
@@ -91,8 +100,7 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
                 try:
                     job()
                 except Exception as exc:  # noqa: BLE001
-                    print(f"{time.strftime('%H:%M:%S')} after-reply job failed: {exc}",
-                          file=sys.stderr, flush=True)
+                    log(f"after-reply job failed: {type(exc).__name__}: {exc}")
 
     def answer(self, request: dict[str, Any], after: list[Any]) -> dict[str, Any]:
         op = request.get("op", "hook")
@@ -135,27 +143,33 @@ def _warm(service: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .config import load_config
+    from .config import engram_home, home_dir, load_config, open_private
+    from .errors import EngramError
     from .hooks import client
 
     config = load_config()
     path = client.socket_path(config)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = open(f"{path}.lock", "w")  # noqa: SIM115 - held for the process lifetime
+    if path.parent.parent == engram_home():
+        home_dir(path.parent.name)
+    lock = open_private(f"{path}.lock", "a")  # held for the process lifetime
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 0  # another worker serves this store already
     import engram
 
-    service = engram.open()
+    try:
+        service = engram.open()
+    except EngramError as exc:  # a damaged store, a full disk: hooks answer in-process
+        log(f"engram worker {os.getpid()} cannot serve: {exc}")
+        lock.close()
+        return 1
     service.long_lived = True  # upkeep runs in a thread here, not a new process
     _warm(service)
     server = WorkerServer(path, service, idle_seconds(config))
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     threading.Thread(target=server.watch, daemon=True).start()
-    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} engram worker {os.getpid()} serving "
-          f"{service.path} on {path}", file=sys.stderr, flush=True)
+    log(f"engram worker {os.getpid()} serving {service.path} on {path}")
     try:
         server.serve_forever(poll_interval=0.5)
     finally:

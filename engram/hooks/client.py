@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - non-CPython
     import socket  # type: ignore[no-redef]
 from pathlib import Path
 
-from ..config import default_db_path, engram_home, load_config
+from ..config import default_db_path, engram_home, home_dir, load_config, tighten
 
 TYPE_CHECKING = False  # not `from typing import …`: typing costs ms on every hook call
 if TYPE_CHECKING:
@@ -115,19 +115,16 @@ def spawn_worker(config: dict[str, Any] | None = None) -> bool:
     process, never two servers. posix_spawn is used instead of subprocess: importing
     subprocess alone costs more than the rest of a hook's fast path.
     """
-    run_dir = socket_path(config).parent
-    marker = engram_home() / "run" / f"spawn-{worker_key(config)}"
+    marker = home_dir("run") / f"spawn-{worker_key(config)}"
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        run_dir.mkdir(parents=True, exist_ok=True)
         try:
             if time.time() - marker.stat().st_mtime < SPAWN_BACKOFF_SECONDS:
                 return False
         except FileNotFoundError:
             pass
-        marker.touch()
-        logs = engram_home() / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
+        marker.touch(mode=0o600)
+        logs = home_dir("logs")
+        tighten(logs / "worker.log")  # an older Engram made it 0644
         actions = [
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
             (os.POSIX_SPAWN_OPEN, 1, str(logs / "worker.log"),

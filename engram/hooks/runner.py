@@ -2,16 +2,23 @@
 
 Every failure is swallowed (exit 0, nothing injected, one line in logs/hooks.log) and a
 deadline bounds the whole run: memory is a nice-to-have, the agent's turn is not.
+Three things enforce it. SIGALRM ends the Python code at the deadline; a store opened
+in-process stops waiting for a writer's lock, and is interrupted, a little before it
+(SQLite's own waits ignore signals: a reindex holding the lock kept a 3 s hook
+for over 15 s); and a backstop thread ends the process just after it if something still
+blocks inside C (a disk that does not answer).
 Only the stdlib and the cheap hook modules load here; the store, the model and
 click stay out of this path unless the worker is down.
 """
 
 from __future__ import annotations
 
+import _thread  # not threading: one thread needs no module costing 0.7 ms to import
 import json
 import os
 import signal
 import sys
+import time
 
 from . import triage
 from .state import log_line
@@ -35,6 +42,12 @@ EVENTS = tuple(DEADLINES)
 # Per event: how long to wait for the warm worker before giving up on it.
 WORKER_WAIT = {"UserPromptSubmit": 2.0, "SessionStart": 5.0}
 MAX_STDIN_BYTES = 10_000_000
+# The store gives up this long before the deadline (at most this share of it), so the
+# hook still has time to log why and answer.
+STORE_RESERVE_SECONDS = 1.0
+STORE_RESERVE_SHARE = 0.2
+# How long past the deadline the backstop waits before ending a process stuck in C.
+BACKSTOP_GRACE_SECONDS = 0.5
 
 
 class HookTimeout(BaseException):
@@ -47,9 +60,12 @@ def _alarm(signum: int, frame: Any) -> None:
 
 def _deadline(event: str) -> float:
     try:
-        return float(os.environ["ENGRAM_HOOK_DEADLINE"])
+        seconds = float(os.environ["ENGRAM_HOOK_DEADLINE"])
     except (KeyError, ValueError):
-        return DEADLINES.get(event, 8.0)
+        seconds = 0.0
+    if 0 < seconds < 3600:  # 0 would disarm the alarm; inf and nan cannot arm it
+        return seconds
+    return DEADLINES.get(event, 8.0)
 
 
 def run(argv: list[str]) -> int:
@@ -57,16 +73,20 @@ def run(argv: list[str]) -> int:
     event = argv[0] if argv else ""
     payload: dict[str, Any] = {}
     armed = False
+    seconds = _deadline(event)
+    ends = time.monotonic() + seconds
+    done = _start_backstop(event, ends + BACKSTOP_GRACE_SECONDS)
     try:
         if hasattr(signal, "setitimer"):
             signal.signal(signal.SIGALRM, _alarm)
-            signal.setitimer(signal.ITIMER_REAL, _deadline(event))
+            signal.setitimer(signal.ITIMER_REAL, seconds)
             armed = True
         raw = sys.stdin.read(MAX_STDIN_BYTES)
         payload = _parse(raw)
         if not event:
             event = str(payload.get("hook_event_name") or "")
-        output = dispatch(event, payload)
+        output = dispatch(event, payload, ends - min(STORE_RESERVE_SECONDS,
+                                                      STORE_RESERVE_SHARE * seconds))
         if armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             armed = False
@@ -78,7 +98,29 @@ def run(argv: list[str]) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
         session = payload.get("session_id") if isinstance(payload, dict) else None
         log_line(f"{event or '?'} session={session or '-'} {type(exc).__name__}: {exc}")
+    finally:
+        done.release()  # the backstop stands down (after the log line: a disk may hang)
     return 0
+
+
+def _start_backstop(event: str, at: float) -> Any:
+    """End the process at `at` (exit 0, one log line) unless the returned lock is
+    released first. SIGALRM cannot help when the main thread is stuck inside C, but
+    SQLite and file I/O release the GIL, so this thread still runs then."""
+    done = _thread.allocate_lock()
+    done.acquire()
+    name = event if event in DEADLINES else "?"
+
+    def watch() -> None:
+        if done.acquire(timeout=max(0.0, at - time.monotonic())):
+            return
+        # No payload text, so nothing to redact (and no import on a stuck process).
+        log_line(f"{name} HookTimeout: still blocked {BACKSTOP_GRACE_SECONDS:g} s after "
+                 "the deadline (a disk or store that does not answer?); exited", redact=False)
+        os._exit(0)
+
+    _thread.start_new_thread(watch, ())
+    return done
 
 
 def _parse(raw: str) -> dict[str, Any]:
@@ -90,8 +132,13 @@ def _parse(raw: str) -> dict[str, Any]:
     return payload
 
 
-def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-    """Triage cheaply, then answer through the worker, else in this process."""
+def dispatch(
+    event: str, payload: dict[str, Any], store_deadline: float | None = None
+) -> dict[str, Any] | None:
+    """Triage cheaply, then answer through the worker, else in this process.
+
+    `store_deadline` (time.monotonic()) bounds the store opened in this process.
+    """
     if event not in DEADLINES:
         raise ValueError(f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
     if not _worth_handling(event, payload):
@@ -111,9 +158,13 @@ def dispatch(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
         if response is not None:
             return response.get("output")
         client.spawn_worker(config)
+    from ..store.connection import bounded
     from .handlers import handle_in_process
 
-    return handle_in_process(request)
+    if store_deadline is None:
+        return handle_in_process(request)
+    with bounded(store_deadline):
+        return handle_in_process(request)
 
 
 def _worth_handling(event: str, payload: dict[str, Any]) -> bool:

@@ -10,21 +10,28 @@ import re
 import time
 from pathlib import Path
 
-from ..config import engram_home, load_config
+from ..config import engram_home, home_dir, load_config, open_private
 
 TYPE_CHECKING = False  # not `from typing import …`: typing costs ms on every hook call
 if TYPE_CHECKING:
     from typing import Any
 
 LOG_MAX_BYTES = 1_000_000
+LOG_LINE_CHARS = 2000
+#: How much of a message is redacted before the line is cut to LOG_LINE_CHARS: redacting
+#: only what is kept could cut a secret in two and miss it.
+REDACT_CHARS = 20_000
 SESSION_MAX_AGE_DAYS = 30
 
 
-def log_line(message: str, *, name: str = "hooks.log") -> None:
-    """Append one line to $ENGRAM_HOME/logs/<name>; never raises (it is the last resort)."""
+def log_line(message: str, *, name: str = "hooks.log", redact: bool = True) -> None:
+    """Append one line to $ENGRAM_HOME/logs/<name> (0600, redacted like memories).
+
+    Never raises: it is the last resort. `redact=False` is for messages made entirely by
+    Engram, such as the deadline backstop's, which must not import anything.
+    """
     try:
-        folder = engram_home() / "logs"
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = home_dir("logs")
         path = folder / name
         try:
             if path.stat().st_size > LOG_MAX_BYTES:
@@ -32,9 +39,13 @@ def log_line(message: str, *, name: str = "hooks.log") -> None:
         except FileNotFoundError:
             pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = " ".join(f"{stamp} {message}".split())[:2000]
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        line = " ".join(f"{stamp} {message[:REDACT_CHARS]}".split())
+        if redact:
+            from ..redaction import redact as redact_text  # ~12 ms: only when a line is logged
+
+            line = redact_text(line).text
+        with open_private(path, "a") as handle:
+            handle.write(line[:LOG_LINE_CHARS] + "\n")
     except Exception:  # noqa: BLE001 - logging must never turn a hook into a failure
         pass
 
@@ -101,10 +112,11 @@ def save_session(session_id: Any, data: dict[str, Any]) -> None:
     if not isinstance(session_id, str) or not session_id:
         return
     path = _session_file(session_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    home_dir("sessions")
     data = {**data, "updated_at": time.time()}
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    with open_private(tmp, "w") as handle:
+        handle.write(json.dumps(data, ensure_ascii=False))
     os.replace(tmp, path)
 
 

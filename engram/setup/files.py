@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import engram_home
+from ..config import engram_home, home_dir, write_private
 from ..errors import EngramError
 
 BEGIN_MARKER = "<!-- engram:begin -->"
@@ -163,10 +163,10 @@ def sha256(data: bytes | None) -> str | None:
 
 
 def _backup(path: Path, data: bytes, stamp: str) -> Path:
+    """A copy only the user may read (0600 in 0700 folders): config files hold tokens."""
     safe = str(path.absolute()).strip("/").replace("/", "__")
-    target = engram_home() / "backups" / stamp / safe
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    target = home_dir("backups", stamp) / safe
+    write_private(target, data)
     return target
 
 
