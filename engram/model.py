@@ -6,9 +6,11 @@ bad input with the same one-line message, before anything touches the store.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -72,6 +74,32 @@ MAX_LIST_ITEMS = 200
 MAX_TAG_CHARS = 64
 MAX_PATH_CHARS = 1_024
 MAX_PROJECT_CHARS = 200
+#: Ids are what Engram makes (10 characters) or an import brings; every lookup checks
+#: an id against this before it reaches SQL (a 50,000-character id made SQLite's LIKE
+#: fail with "pattern too complex").
+MAX_ID_CHARS = 64
+#: Engram's own meta is at most 3 levels deep (a consolidation's list of source
+#: records); 16 leaves room for a user's structures while staying far below the ~1,000
+#: Python frames that json, copy and pydantic each spend one or more of per level: a
+#: dict nested 900 deep was stored, and then broke every read that serialised it.
+MAX_META_DEPTH = 16
+#: Characters of meta as JSON. The largest meta Engram writes is a hook's verified
+#: command (the command itself, bounded by the content limit, and a few short keys).
+MAX_META_CHARS = 65_536
+#: Access counts and list offsets: exact in a double (the dashboard's JavaScript) and
+#: in SQLite's 64-bit integers.
+MAX_COUNT = 2**53 - 1
+#: The key a stored meta is shown under when it cannot be shown as it is.
+UNREADABLE_META = "unreadable_meta"
+#: Meta keys Engram reads as times (ranking's decay clock, review): always in UTC, as
+#: `to_iso` writes them. A naive "2026-01-01" made every search that ranked its memory
+#: fail comparing naive and aware datetimes.
+META_TIME_KEYS = ("confirmed_at", "rejected_at", "reviewed_at")
+
+#: Control characters (C0, DEL, C1) and Unicode line and paragraph separators: never
+#: part of a name, a tag or a path, and they could fake line breaks in context packs.
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def utcnow() -> datetime:
@@ -125,7 +153,8 @@ class Memory:
 
     @property
     def layer(self) -> str:
-        return LAYER_OF_TYPE[self.type]
+        # .get: a row written by hand or by another version may carry an unknown type
+        return LAYER_OF_TYPE.get(self.type, "semantic")
 
     @property
     def when(self) -> datetime:
@@ -136,10 +165,16 @@ class Memory:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form, the one every adapter and export uses."""
-        data = asdict(self)
+        """JSON-ready form, the one every adapter and export uses.
+
+        Field by field rather than `dataclasses.asdict`, whose deep copy recursed through
+        `meta` (a nested meta raised RecursionError in every export); meta passes
+        `readable_meta`, so whatever a Memory holds, the result serialises.
+        """
+        data = {name: getattr(self, name) for name in _MEMORY_FIELDS}
         data["tags"] = list(self.tags)
         data["files"] = list(self.files)
+        data["meta"] = dict(readable_meta(self.meta))
         data["layer"] = self.layer
         for key in ("created_at", "updated_at", "event_at", "expires_at", "last_accessed_at"):
             data[key] = to_iso(getattr(self, key))
@@ -153,25 +188,181 @@ def stored_memory(values: Sequence[Any]) -> Memory:
     """A Memory from a store's row, its values converted and in field order.
 
     Skips the frozen dataclass's `__init__` (one `object.__setattr__` per field): that was
-    8 of the 19 µs a loaded row cost, and a search loads about 36 rows. The values were
-    validated when the memory was saved.
+    8 of the 19 µs a loaded row cost, and a search loads about 36 rows.
+
+    Rows are read defensively: one written by an older version or by hand must not make
+    a read, a search or an export fail. Tags and files become text without lone
+    surrogates, and meta passes `readable_meta`; both cost nothing for the usual empty
+    meta and ASCII tags.
     """
     memory = object.__new__(Memory)
-    memory.__dict__.update(zip(_MEMORY_FIELDS, values, strict=True))
+    state = memory.__dict__
+    state.update(zip(_MEMORY_FIELDS, values, strict=True))
+    meta = state["meta"]
+    if meta or type(meta) is not dict:
+        state["meta"] = readable_meta(meta)
+    for name in ("tags", "files"):
+        items = state[name]
+        if items and not all(type(item) is str and item.isascii() for item in items):
+            state[name] = tuple(_readable_text(str(item)) for item in items)
     return memory
+
+
+def stored_meta(text: str | None) -> Any:
+    """A stored meta column decoded for `stored_memory`, whatever it holds: JSON that
+    json cannot read (nested past its recursion limit, malformed, an integer of more
+    than 4,300 digits) becomes an UNREADABLE_META note instead of an exception."""
+    if not text or text == "{}":
+        return {}
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return {UNREADABLE_META: "meta nested too deeply to read, hidden so that this"
+                " memory stays readable"}
+    except ValueError:
+        return {UNREADABLE_META: "meta is not readable JSON, hidden so that this memory"
+                " stays readable"}
+
+
+def stored_strings(text: str | None) -> tuple[Any, ...]:
+    """A stored tags or files column decoded for `stored_memory`; unreadable is empty."""
+    if not text or text == "[]":
+        return ()
+    try:
+        value = json.loads(text)
+    except (RecursionError, ValueError):
+        return ()
+    return tuple(value) if isinstance(value, list) else ()
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """True if a decoded JSON value shows as it is: text without lone surrogates, finite
+    numbers. Raises _TooDeep past MAX_META_DEPTH levels of objects and arrays."""
+    kind = type(value)
+    if kind is str:
+        return value.isascii() or _SURROGATE_RE.search(value) is None
+    if kind is dict or kind is list:
+        if depth > MAX_META_DEPTH:
+            raise _TooDeep
+        if kind is dict:
+            for key in value:
+                if type(key) is not str or not _plain(key, depth):
+                    return False
+            value = value.values()
+        return all(_plain(item, depth + 1) for item in value)
+    if kind is float:
+        return math.isfinite(value)
+    return value is None or kind is bool or kind is int
+
+
+def _readable_text(text: str) -> str:
+    return _SURROGATE_RE.sub("\ufffd", text)
+
+
+def _readable(value: Any) -> Any:
+    """A copy of a value `_plain` refused (depth already checked): lone surrogates become
+    U+FFFD, non-finite numbers null, anything else that is not JSON its text."""
+    if isinstance(value, str):
+        return _readable_text(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {_readable_text(str(k)): _readable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_readable(item) for item in value]
+    if value is None or isinstance(value, bool | int):
+        return value
+    return _readable_text(str(value))
+
+
+def readable_meta(meta: Any) -> dict[str, Any]:
+    """A stored meta as it can be shown and serialised; usually the same object.
+
+    Meta too deep to serialise (older versions accepted any depth) is replaced by a
+    note that says so, under UNREADABLE_META; the row itself is not rewritten here.
+    """
+    if not isinstance(meta, dict):
+        return {UNREADABLE_META: f"meta is a JSON {type(meta).__name__}, not an object"}
+    try:
+        if _plain(meta, 1):
+            return _aware_times(meta)
+    except _TooDeep:
+        return {
+            UNREADABLE_META: f"meta nested deeper than {MAX_META_DEPTH} levels, hidden"
+            " so that this memory stays readable"
+        }
+    return _aware_times(_readable(meta))
+
+
+def _aware_times(meta: dict[str, Any]) -> dict[str, Any]:
+    """META_TIME_KEYS written without a zone (by hand, or before validation checked
+    them) read as UTC."""
+    for key in META_TIME_KEYS:
+        value = meta.get(key)
+        if type(value) is str:
+            try:
+                parsed = datetime.fromisoformat(value)
+            except ValueError:
+                continue  # readers ignore a time they cannot parse
+            if parsed.tzinfo is None:
+                meta = {**meta, key: to_iso(parsed.replace(tzinfo=UTC))}
+    return meta
 
 
 # --- validation -------------------------------------------------------------------------
 
 
-def _text(name: str, value: Any, *, limit: int, required: bool = False) -> str | None:
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value quoted in an error message: repr (escapes surrogates and controls), short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def require_unicode(name: str, value: str) -> None:
+    """Refuse a lone surrogate: it cannot be stored as UTF-8. It reaches Engram from a
+    JSON escape ("\\ud800") or from bytes that were not UTF-8 (Python's surrogateescape
+    on argv, stdin and file names)."""
+    if value.isascii():
+        return
+    match = _SURROGATE_RE.search(value)
+    if match is not None:
+        raise ValidationError(
+            name,
+            f"is not valid Unicode text: lone surrogate U+{ord(match.group()):04X} at"
+            f" character {match.start() + 1} (was the input UTF-8?)",
+        )
+
+
+def _refuse_controls(name: str, value: str, what: str) -> None:
+    match = _CONTROL_RE.search(value)
+    if match is not None:
+        raise ValidationError(
+            name, f"{what} must not contain control characters or line breaks"
+            f" (U+{ord(match.group()):04X} at character {match.start() + 1})",
+        )
+
+
+def _text(
+    name: str, value: Any, *, limit: int, required: bool = False, free: bool = True
+) -> str | None:
+    """Free text (`free`) drops NUL characters, which no reader can show; a name refuses
+    every control character and line break instead."""
     if value is None:
         if required:
             raise ValidationError(name, "is required")
         return None
     if not isinstance(value, str):
         raise ValidationError(name, f"must be text, got {type(value).__name__}")
-    value = value.replace("\x00", "").strip()
+    require_unicode(name, value)
+    if free:
+        value = value.replace("\x00", "")
+    else:
+        _refuse_controls(name, value, "it")
+    value = value.strip()
     if not value:
         if required:
             raise ValidationError(name, "must not be empty")
@@ -191,12 +382,40 @@ def validate_optional_text(name: str, value: Any) -> str | None:
     return _text(name, value, limit=MAX_TEXT_FIELD_CHARS)
 
 
+def validate_id(value: Any, name: str = "id") -> str:
+    """A memory id (or an id prefix): checked before any lookup reaches SQL."""
+    if not isinstance(value, str):
+        raise ValidationError(name, f"must be a memory id (text), got {type(value).__name__}")
+    value = value.strip()
+    if not value:
+        raise ValidationError(name, "must be a memory id")
+    if len(value) > MAX_ID_CHARS:
+        raise ValidationError(
+            name, f"is {len(value)} characters; a memory id has at most {MAX_ID_CHARS}"
+        )
+    if not all(c.isalnum() or c in "-_" for c in value):
+        raise ValidationError(
+            name, f"{_shown(value)} is not a memory id: 1-{MAX_ID_CHARS} letters, digits,"
+            " '-' or '_'",
+        )
+    return value
+
+
+def validate_count(name: str, value: Any) -> int:
+    """A whole number from 0 to MAX_COUNT (offsets, access counts)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise ValidationError(
+            name, f"must be a whole number from 0 to {MAX_COUNT}, got {_shown(value)}"
+        )
+    return value
+
+
 def validate_type(value: Any) -> str:
     if value is None:
         return DEFAULT_TYPE
     if not isinstance(value, str) or value.strip().lower().replace("-", "_") not in TYPES:
         raise ValidationError(
-            "type", f"{value!r} is not a memory type; use one of: {', '.join(TYPES)}"
+            "type", f"{_shown(value)} is not a memory type; use one of: {', '.join(TYPES)}"
         )
     return value.strip().lower().replace("-", "_")
 
@@ -206,13 +425,15 @@ def validate_types(values: Any) -> tuple[str, ...]:
         return ()
     if isinstance(values, str):
         values = [v for v in values.split(",") if v.strip()]
+    if not isinstance(values, list | tuple | set | frozenset):
+        raise ValidationError("type", f"must be a list of types, got {type(values).__name__}")
     return tuple(dict.fromkeys(validate_type(v) for v in values))
 
 
 def validate_status(value: Any) -> str:
-    if value not in STATUSES:
+    if not isinstance(value, str) or value not in STATUSES:
         raise ValidationError(
-            "status", f"{value!r} is not a status; use one of: {', '.join(STATUSES)}"
+            "status", f"{_shown(value)} is not a status; use one of: {', '.join(STATUSES)}"
         )
     return value
 
@@ -220,41 +441,40 @@ def validate_status(value: Any) -> str:
 def validate_provenance(value: Any) -> str:
     if value is None:
         return "agent"
-    if value not in PROVENANCES:
+    if not isinstance(value, str) or value not in PROVENANCES:
         raise ValidationError(
-            "provenance", f"{value!r} is not a provenance; use one of: {', '.join(PROVENANCES)}"
+            "provenance",
+            f"{_shown(value)} is not a provenance; use one of: {', '.join(PROVENANCES)}",
         )
     return value
 
 
 def validate_project(value: Any) -> str | None:
-    project = _text("project", value, limit=MAX_PROJECT_CHARS)
-    if project is not None and any(ord(c) < 32 for c in project):
-        raise ValidationError("project", "must not contain control characters")
-    return project
+    return _text("project", value, limit=MAX_PROJECT_CHARS, free=False)
 
 
 def validate_unit(name: str, value: Any) -> float:
     """Importance and confidence: a number in [0, 1]."""
+    problem = f"must be a number between 0 and 1, got {_shown(value)}"
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValidationError(name, f"must be a number between 0 and 1, got {value!r}")
+        raise ValidationError(name, problem)
     try:
         number = float(value)
-    except ValueError:
-        raise ValidationError(name, f"must be a number between 0 and 1, got {value!r}") from None
+    except (ValueError, OverflowError):  # OverflowError: an int beyond any float
+        raise ValidationError(name, problem) from None
     if math.isnan(number) or not 0.0 <= number <= 1.0:
-        raise ValidationError(name, f"must be a number between 0 and 1, got {value!r}")
+        raise ValidationError(name, problem)
     return number
 
 
 def validate_bool(name: str, value: Any) -> bool:
     if isinstance(value, bool):
         return value
-    if value in (0, 1):
+    if isinstance(value, int | float) and value in (0, 1):
         return bool(value)
     if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
         return value.lower() in ("true", "yes", "1")
-    raise ValidationError(name, f"must be true or false, got {value!r}")
+    raise ValidationError(name, f"must be true or false, got {_shown(value)}")
 
 
 def _items(name: str, values: Any) -> list[str]:
@@ -267,7 +487,8 @@ def _items(name: str, values: Any) -> list[str]:
     items = []
     for item in values:
         if not isinstance(item, str):
-            raise ValidationError(name, f"must be a list of text, got an item {item!r}")
+            raise ValidationError(name, f"must be a list of text, got an item {_shown(item)}")
+        require_unicode(name, item)
         item = item.strip()
         if item:
             items.append(item)
@@ -284,8 +505,7 @@ def validate_tags(values: Any) -> tuple[str, ...]:
             raise ValidationError(
                 "tags", f"tag {tag[:20]!r}… is longer than {MAX_TAG_CHARS} characters"
             )
-        if any(ord(c) < 32 for c in tag):
-            raise ValidationError("tags", "a tag must not contain control characters")
+        _refuse_controls("tags", tag, "a tag")
         tags.append(tag)
     return tuple(dict.fromkeys(tags))
 
@@ -295,8 +515,7 @@ def validate_files(values: Any) -> tuple[str, ...]:
     for path in _items("files", values):
         if len(path) > MAX_PATH_CHARS:
             raise ValidationError("files", f"a path is longer than {MAX_PATH_CHARS} characters")
-        if any(ord(c) < 32 for c in path):
-            raise ValidationError("files", "a path must not contain control characters")
+        _refuse_controls("files", path, "a path")
         files.append(path.removeprefix("./"))
     return tuple(dict.fromkeys(files))
 
@@ -312,24 +531,65 @@ def validate_datetime(name: str, value: Any) -> datetime | None:
             parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             raise ValidationError(
-                name, f"{value!r} is not an ISO 8601 date or datetime (e.g. 2026-03-18T15:00:00Z)"
+                name,
+                f"{_shown(value)} is not an ISO 8601 date or datetime (e.g. 2026-03-18T15:00:00Z)",
             ) from None
     else:
-        raise ValidationError(name, f"must be an ISO 8601 datetime, got {value!r}")
+        raise ValidationError(name, f"must be an ISO 8601 datetime, got {_shown(value)}")
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     try:
         return parsed.astimezone(UTC)
     except OverflowError:
-        raise ValidationError(name, f"{value!r} is outside the range of dates in UTC") from None
+        raise ValidationError(
+            name, f"{_shown(value)} is outside the range of dates in UTC"
+        ) from None
+
+
+def _check_depth(value: Any, depth: int) -> None:
+    if isinstance(value, dict | list | tuple):
+        if depth > MAX_META_DEPTH:
+            raise ValidationError(
+                "meta", f"is nested deeper than {MAX_META_DEPTH} levels (the limit)"
+            )
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise ValidationError("meta", f"keys must be text, got {_shown(key)}")
+                _check_depth(item, depth + 1)
+        else:
+            for item in value:
+                _check_depth(item, depth + 1)
 
 
 def validate_meta(value: Any) -> dict[str, Any]:
+    """Plain JSON, at most MAX_META_DEPTH levels and MAX_META_CHARS characters.
+
+    Returns a copy made from its JSON text: tuples become lists and nothing is shared
+    with the caller's object.
+    """
     if value is None:
         return {}
-    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+    if not isinstance(value, dict):
         raise ValidationError("meta", "must be an object with text keys")
-    return dict(value)
+    if not value:
+        return {}
+    _check_depth(value, 1)  # first: serialising a deep value is what must not happen
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError("meta", f"must be plain JSON ({exc})") from None
+    if len(text) > MAX_META_CHARS:
+        raise ValidationError(
+            "meta", f"is {len(text)} characters as JSON; the limit is {MAX_META_CHARS}"
+        )
+    require_unicode("meta", text)
+    loaded: dict[str, Any] = json.loads(text)
+    for key in META_TIME_KEYS:
+        if key in loaded:
+            when = validate_datetime(f"meta.{key}", loaded[key])
+            loaded[key] = to_iso(when)
+    return loaded
 
 
 def merge_unique(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
