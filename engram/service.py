@@ -20,12 +20,15 @@ from .model import (
     PROVENANCE_CONFIDENCE,
     Memory,
     merge_unique,
+    require_unicode,
     to_iso,
     utcnow,
     validate_bool,
     validate_content,
+    validate_count,
     validate_datetime,
     validate_files,
+    validate_id,
     validate_meta,
     validate_optional_text,
     validate_project,
@@ -135,6 +138,11 @@ class ImportResult:
             "ids": self.ids,
             "errors": self.errors,
         }
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return kinds.get(type(value), "a number")
 
 
 def _distinguishing(a: str, b: str) -> bool:
@@ -258,10 +266,11 @@ class EngramCore:
     # --- reading ----------------------------------------------------------------------
 
     def resolve(self, memory_id: str) -> Memory:
-        """Find a memory by id or by an unambiguous id prefix (git-style)."""
-        if not isinstance(memory_id, str) or not memory_id.strip():
-            raise ValidationError("id", "must be a memory id")
-        memory_id = memory_id.strip()
+        """Find a memory by id or by an unambiguous id prefix (git-style).
+
+        Every method that takes an id comes through here: the id is checked before SQL.
+        """
+        memory_id = validate_id(memory_id)
         memory = self.store.get(memory_id)
         if memory is not None:
             return memory
@@ -349,6 +358,7 @@ class EngramCore:
             raise ValidationError("query", "must be text")
         if len(query) > 10_000:
             raise ValidationError("query", "is longer than 10000 characters")
+        require_unicode("query", query)
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
             raise ValidationError("k", f"must be a whole number from 1 to 1000, got {k!r}")
         if pools not in ("hybrid", "keyword", "vector"):
@@ -388,8 +398,7 @@ class EngramCore:
                 "order", "use one of: newest, oldest, updated, importance, accessed"
             )
         for name, value in (("limit", limit), ("offset", offset)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValidationError(name, f"must be a whole number ≥ 0, got {value!r}")
+            validate_count(name, value)
         return self.store.list(self.filters(**filter_args), min(limit, 10_000), offset, order)
 
     def count(self, **filter_args: Any) -> int:
@@ -432,7 +441,8 @@ class EngramCore:
     def _prepare(self, data: dict[str, Any], *, now: datetime) -> tuple[Memory, tuple[str, ...]]:
         """Validate and redact one record; raises before anything is written."""
         known = MEMORY_FIELDS | {"layer"}  # "layer" is derived: exports carry it
-        unknown = sorted(set(data) - known)
+        unknown = sorted(repr(k)[:40] if not isinstance(k, str) else k[:40]
+                         for k in set(data) - known)
         if unknown:
             raise ValidationError(
                 unknown[0],
@@ -457,15 +467,13 @@ class EngramCore:
         if expires is not None and expires <= created:
             raise ValidationError("expires_at", "must be later than created_at")
         memory_id = data.get("id")
-        if memory_id is not None and (
-            not isinstance(memory_id, str)
-            or not 1 <= len(memory_id) <= 64
-            or not all(c.isalnum() or c in "-_" for c in memory_id)
-        ):
-            raise ValidationError("id", "must be 1-64 letters, digits, '-' or '_'")
-        access = data.get("access_count", 0)
-        if isinstance(access, bool) or not isinstance(access, int) or access < 0:
-            raise ValidationError("access_count", "must be a whole number ≥ 0")
+        if memory_id is not None:
+            memory_id = validate_id(memory_id)
+        links = {
+            name: None if data.get(name) is None else validate_id(data[name], name)
+            for name in ("supersedes", "superseded_by")
+        }
+        access = validate_count("access_count", data.get("access_count", 0))
         memory = Memory(
             id=memory_id or new_id(),
             content=content.text,
@@ -484,8 +492,8 @@ class EngramCore:
             provenance=provenance,
             pinned=validate_bool("pinned", data.get("pinned", False)),
             status=validate_status(data.get("status", "active")),
-            supersedes=data.get("supersedes"),
-            superseded_by=data.get("superseded_by"),
+            supersedes=links["supersedes"],
+            superseded_by=links["superseded_by"],
             created_at=created,
             updated_at=validate_datetime("updated_at", data.get("updated_at")) or created,
             event_at=validate_datetime("event_at", data.get("event_at")),
@@ -494,10 +502,6 @@ class EngramCore:
             last_accessed_at=validate_datetime("last_accessed_at", data.get("last_accessed_at")),
             meta=meta,
         )
-        for name in ("supersedes", "superseded_by"):
-            value = getattr(memory, name)
-            if value is not None and not isinstance(value, str):
-                raise ValidationError(name, "must be a memory id")
         return memory, tuple(dict.fromkeys(kinds))
 
     @staticmethod
@@ -859,12 +863,15 @@ class EngramCore:
             if isinstance(record, exchange.BadRecord):
                 error = record.error
             elif not isinstance(record, dict):
-                error = "a record must be a JSON object"
+                error = f"a record must be a JSON object, not {_json_kind(record)}"
             else:
                 try:
                     memory, kinds = self._prepare(dict(record), now=now)
                 except ValidationError as exc:
                     error = str(exc)
+                except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+                    # whatever one record holds, the others still import
+                    error = f"cannot read this record ({type(exc).__name__}: {exc})"[:300]
             if error is not None:
                 flush()  # keeps `ids` in input order
                 fail(line, error)
