@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .exchange import AUTHORITY_RULE
+from .exchange import AUTHORITY_RULE, one_line
 from .text import estimate_tokens
 
 if TYPE_CHECKING:
@@ -59,14 +59,19 @@ class ContextPack:
 
 
 def _line(memory: Memory) -> str:
-    text = " ".join(memory.content.split())
+    """One memory, one line: its text cannot break out into a heading or a rule of its
+    own (`one_line`), and it ends with what Engram, not the memory, says about it."""
+    text = one_line(memory.content)
     if memory.solution and memory.solution not in text:
-        text += f" — solution: {' '.join(memory.solution.split())}"
+        text += f" — solution: {one_line(memory.solution)}"
     if len(text) > MAX_LINE_CHARS:
         text = text[: MAX_LINE_CHARS - 1] + "…"
     scope = " [global]" if memory.project is None else ""
-    stale = memory.meta.get("stale")
-    note = f" (⚠ {stale}; verify before relying on it)" if isinstance(stale, str) else ""
+    stale = memory.meta.get("stale")  # meta can be set by anyone who saves: one line too
+    note = (
+        f" (⚠ {one_line(stale)[:200]}; verify before relying on it)"
+        if isinstance(stale, str) else ""
+    )
     return f"- {text}{scope}{note} ({memory.type} {memory.id}, {memory.when:%Y-%m-%d})"
 
 
