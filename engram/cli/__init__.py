@@ -2,8 +2,8 @@
 
 Nothing heavy is imported here: the console script imports this module on every hook
 call, so click, rich and the store load only for the commands that need them.
-Exit codes are part of the contract: 0 ok; 1 not found or invalid input (one line on
-stderr); 2 usage.
+Exit codes are part of the contract: 0 ok; 1 not found, invalid input or any other
+failure (one line on stderr, never a traceback; ENGRAM_DEBUG=1 shows it); 2 usage.
 """
 
 from __future__ import annotations
@@ -60,7 +60,18 @@ def main(argv: list[str] | None = None) -> object:
 
     from .app import cli
 
-    return cli.main(args=argv, prog_name="engram", standalone_mode=True)
+    try:
+        return cli.main(args=argv, prog_name="engram", standalone_mode=True)
+    except Exception as exc:  # the last resort: commands report what they expect themselves
+        import os
+
+        if os.environ.get("ENGRAM_DEBUG"):
+            raise
+        message = " ".join(str(exc).split())[:500] or "no details"
+        sys.stderr.write(
+            f"error: {type(exc).__name__}: {message} (ENGRAM_DEBUG=1 shows where)\n"
+        )
+        sys.exit(1)
 
 
 def __getattr__(name: str) -> object:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .common import console, emit_json, handle_errors, json_option, wants_json
+from .common import console, emit_json, esc, handle_errors, json_option, wants_json
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -94,9 +94,9 @@ def doctor(project_dir: Path | None, as_json: bool) -> None:
         out = console()
         marks = {"ok": "[green]✓[/green]", "warn": "[yellow]![/yellow]", "fail": "[red]✗[/red]"}
         for check in checks:
-            out.print(f"{marks[check.status]} {check.name}: {check.detail}")
+            out.print(f"{marks[check.status]} {esc(check.name)}: {esc(check.detail)}")
             if check.fix:
-                out.print(f"    fix: {check.fix}")
+                out.print(f"    fix: {esc(check.fix)}")
     sys.exit(1 if failed else 0)
 
 

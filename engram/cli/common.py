@@ -56,9 +56,33 @@ def emit_json(data: Any) -> None:
 
 
 def console() -> Any:
+    """No emoji codes either: a memory saying ":warning:" prints as written."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=False, emoji=False)
+
+
+def esc(value: object) -> str:
+    """A value (memory text, a path, a project name) placed inside our own rich markup:
+    escaped, so that brackets in it print as written."""
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
+def read_stdin(name: str) -> str:
+    """Standard input as UTF-8 text, or a ValidationError naming the bad byte."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a test harness's text stream
+        return sys.stdin.read()
+    data = stream.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(
+            name, f"standard input is not valid UTF-8 (byte 0x{data[exc.start]:02x} at"
+            f" offset {exc.start})"
+        ) from None
 
 
 def parse_when(name: str, value: str | None) -> datetime | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .common import console, emit_json, handle_errors, json_option, wants_json
+from .common import console, emit_json, esc, handle_errors, json_option, wants_json
 from .render import memory_table
 
 DEMO_MEMORIES: list[dict[str, Any]] = [
@@ -137,7 +137,7 @@ def demo(keep: bool, as_json: bool) -> None:
         return
     out.rule()
     where = path if keep else f"{path} (deleted; use --keep to keep it)"
-    out.print(f"demo store: {where}")
+    out.print(f"demo store: {esc(where)}")
     from ..config import default_db_path
 
-    out.print(f"your own store: {default_db_path()}  (ENGRAM_HOME moves it, --db names one)")
+    out.print(f"your own store: {esc(default_db_path())}  (ENGRAM_HOME moves it, --db names one)")

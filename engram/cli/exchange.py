@@ -19,16 +19,17 @@ from .common import console, emit_json, handle_errors, json_option, open_service
 def import_(file: str, as_json: bool) -> None:
     """Import memories from JSONL or a JSON array ('-' reads standard input).
 
-    Bad lines are reported with their line number; good lines still import.
+    Bad lines are reported with their line number; good lines still import, whatever
+    a bad one holds (bytes that are not UTF-8 included).
     """
     if file == "-":
-        text = sys.stdin.read()
+        data = sys.stdin.buffer.read()
     else:
         try:
-            text = Path(file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValidationError("file", f"cannot read {file}: {exc}") from None
-    result = open_service().import_records(parse(text))
+            data = Path(file).read_bytes()
+        except OSError as exc:
+            raise ValidationError("file", f"cannot read {file}: {exc.strerror or exc}") from None
+    result = open_service().import_records(parse(data))
     for error in result.errors:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
     if wants_json(as_json):
@@ -50,7 +51,12 @@ def export(fmt: str, output: str | None, project: str | None, as_json: bool) -> 
         fmt = "json" if fmt not in ("json", "jsonl") else fmt
     text = open_service().export(fmt, project=project)
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ValidationError(
+                "output", f"cannot write {output}: {exc.strerror or exc}"
+            ) from None
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)

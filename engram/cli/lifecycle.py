@@ -10,9 +10,11 @@ from typing import Any
 
 import click
 
+from ..exchange import one_line
 from .common import (
     console,
     emit_json,
+    esc,
     handle_errors,
     json_option,
     open_service,
@@ -28,19 +30,22 @@ dry_run_option = click.option(
 def _print_report(data: dict[str, Any], empty: str) -> None:
     out = console()
     for note in data.get("notes", []):
-        out.print(f"[dim]{note}[/dim]")
+        out.print(f"[dim]{esc(note)}[/dim]")
     prefix = "would " if data["dry_run"] else ""
     if not data["actions"]:
         out.print(f"[dim]{empty}[/dim]")
     for action in data["actions"]:
         target = f" → {action['target']}" if action.get("target") else ""
-        out.print(f"{prefix}{action['action'].replace('_', ' ')} [cyan]{action['id']}[/cyan]"
-                  f"{target}: {action['reason']}", markup=True, highlight=False)
+        out.print(f"{prefix}{esc(action['action'].replace('_', ' '))}"
+                  f" [cyan]{esc(action['id'])}[/cyan]{esc(target)}:"
+                  f" {esc(one_line(action['reason']))}", markup=True, highlight=False)
     for memory in data.get("created", []):
-        out.print(f"  [dim]{memory['id']}:[/dim] {memory['content'][:200]}", markup=True)
+        out.print(f"  [dim]{esc(memory['id'])}:[/dim] {esc(one_line(memory['content'])[:200])}",
+                  markup=True)
     for kept in data.get("protected", []):
-        out.print(f"[yellow]kept[/yellow] [cyan]{kept['id']}[/cyan] ({kept['protected']}),"
-                  f" would have: {kept['would_have']}", markup=True)
+        out.print(f"[yellow]kept[/yellow] [cyan]{esc(kept['id'])}[/cyan]"
+                  f" ({esc(kept['protected'])}), would have: {esc(kept['would_have'])}",
+                  markup=True)
     if data["dry_run"]:
         out.print("[dim]dry run: nothing was changed[/dim]")
 
@@ -154,8 +159,9 @@ def log(since: str | None, caller: str | None, limit: int, as_json: bool) -> Non
         out.print("[dim]no recalls logged[/dim]")
     for entry in entries:
         ids = ", ".join(entry["ids"][:8]) + (" …" if len(entry["ids"]) > 8 else "")
-        out.print(f"{entry['at'][:19]} [magenta]{entry['caller']}[/magenta]"
-                  f" “{entry['query'][:80]}” → {ids or 'nothing'}", markup=True,
+        out.print(f"{esc(entry['at'][:19])} [magenta]{esc(entry['caller'])}[/magenta]"
+                  f" “{esc(one_line(entry['query'])[:80])}” → {esc(ids or 'nothing')}",
+                  markup=True,
                   highlight=False)
 
 
@@ -192,7 +198,7 @@ def render_health(health: dict[str, Any]) -> None:
     for key in ("active_by_layer", "decay", "archived_by"):
         if health.get(key):
             parts = ", ".join(f"{k}: {v}" for k, v in health[key].items())
-            out.print(f"  [dim]{key.replace('_', ' ')}:[/dim] {parts}", markup=True)
+            out.print(f"  [dim]{key.replace('_', ' ')}:[/dim] {esc(parts)}", markup=True)
     flags = [f"{health[k]} {k.replace('_', ' ')}" for k in
              ("expired_but_active", "stale", "consolidated", "protected") if health.get(k)]
     if flags:

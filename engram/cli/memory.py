@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
+from ..exchange import one_line
 from .common import (
     console,
     emit_json,
+    esc,
     handle_errors,
     json_option,
     open_service,
     parse_when,
+    read_stdin,
     split_list,
     wants_json,
 )
@@ -22,7 +23,7 @@ TYPE_HELP = "Memory type (decision, constraint, preference, project_fact, …)."
 
 
 def _content(text: str) -> str:
-    return sys.stdin.read() if text == "-" else text
+    return read_stdin("content") if text == "-" else text
 
 
 @click.command()
@@ -97,11 +98,11 @@ def add(
             + (f", superseding {result.memory.supersedes}" if result.memory.supersedes else "")
         )
     if result.redacted:
-        out.print(f"[yellow]redacted:[/yellow] {', '.join(result.redacted)}")
+        out.print(f"[yellow]redacted:[/yellow] {esc(', '.join(result.redacted))}")
     for conflict in result.conflicts:
         out.print(
             f"[yellow]possible conflict[/yellow] with [cyan]{conflict.memory.id}[/cyan]"
-            f" ({conflict.similarity:.2f}): {conflict.memory.content[:100]}",
+            f" ({conflict.similarity:.2f}): {esc(one_line(conflict.memory.content)[:100])}",
             markup=True,
         )
         out.print(f"  to replace it: engram add … --supersedes {conflict.memory.id}")
@@ -154,10 +155,10 @@ def search(
         return
     out = console()
     for note in response.notes:
-        out.print(f"[yellow]note:[/yellow] {note}")
+        out.print(f"[yellow]note:[/yellow] {esc(note)}")
     if response.temporal_phrase:
         out.print(
-            f"[dim]time filter from “{response.temporal_phrase}”: "
+            f"[dim]time filter from “{esc(response.temporal_phrase)}”: "
             f"{response.since and response.since.date()} → "
             f"{response.until and response.until.date()}[/dim]"
         )
@@ -165,7 +166,7 @@ def search(
     if explain:
         for r in response.results:
             parts = ", ".join(f"{k}={v}" for k, v in r.signals.items() if v is not None)
-            out.print(f"[cyan]{r.memory.id}[/cyan] {parts}", markup=True)
+            out.print(f"[cyan]{r.memory.id}[/cyan] {esc(parts)}", markup=True)
 
 
 @click.command()
@@ -358,11 +359,11 @@ def stats(as_json: bool) -> None:
         return
     out = console()
     out.print(
-        f"[bold]store[/bold] {data['path']}  ({data['size_bytes'] / 1024:.0f} KiB,"
+        f"[bold]store[/bold] {esc(data['path'])}  ({data['size_bytes'] / 1024:.0f} KiB,"
         f" schema v{data['schema_version']})"
     )
     out.print(
-        f"[bold]embedder[/bold] {data.get('embedder') or 'none yet'}"
+        f"[bold]embedder[/bold] {esc(data.get('embedder') or 'none yet')}"
         + ("" if data["vectors_enabled"] else "  [yellow](keyword-only)[/yellow]")
     )
     out.print(
@@ -372,10 +373,10 @@ def stats(as_json: bool) -> None:
     for key in ("by_status", "by_type", "by_project", "by_provenance"):
         if data[key]:
             parts = ", ".join(f"{k}: {v}" for k, v in data[key].items())
-            out.print(f"  [dim]{key.replace('_', ' ')}:[/dim] {parts}")
+            out.print(f"  [dim]{key.replace('_', ' ')}:[/dim] {esc(one_line(parts))}")
     if data.get("health"):
         from .lifecycle import render_health
 
         render_health(data["health"])
     if data.get("note"):
-        out.print(f"[yellow]note:[/yellow] {data['note']}")
+        out.print(f"[yellow]note:[/yellow] {esc(data['note'])}")

@@ -1,11 +1,27 @@
-"""Human output: short tables for lists, a card for one memory, colour only on a TTY."""
+"""Human output: short tables for lists, a card for one memory, colour only on a TTY.
+
+Memory text is data, never markup: every value that comes from a memory reaches rich
+as a `Text` (or through `esc` inside our own markup), so `[/usr/local/bin]` prints as
+written instead of raising MarkupError, and `[red]` is not swallowed.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ..exchange import one_line
 from ..model import Memory
-from .common import console
+from .common import console, esc
+
+#: Control characters but tab and newline: a memory (a captured command's coloured
+#: output, or a hostile one) must not clear the screen or retitle the terminal.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(text: str) -> str:
+    """Multi-line memory text for a terminal, its control characters shown as escapes."""
+    return _CONTROLS.sub(lambda m: repr(m.group())[1:-1], text.replace("\r\n", "\n"))
 
 
 def _age(memory: Memory) -> str:
@@ -25,6 +41,7 @@ def memory_table(
     memories: list[Memory], scores: list[float] | None = None, title: str = ""
 ) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     out = console()
     if not memories:
@@ -42,27 +59,28 @@ def memory_table(
     if flagged:
         table.add_column("", style="yellow")
     for i, memory in enumerate(memories):
-        text = " ".join(memory.content.split())
+        text = one_line(memory.content)
         if len(text) > 160:
             text = text[:157] + "…"
         row = [memory.id]
         if scores is not None:
             row.append(f"{scores[i]:.3f}")
-        row += [memory.type, memory.project or "—", _age(memory), text]
+        row += [memory.type, one_line(memory.project or "—"), _age(memory), text]
         if flagged:
             row.append(_flags(memory))
-        table.add_row(*row)
+        table.add_row(*(Text(cell) for cell in row))
     out.print(table)
 
 
 def memory_card(memory: Memory) -> None:
     out = console()
     out.print(
-        f"[bold cyan]{memory.id}[/bold cyan]  [magenta]{memory.type}[/magenta]"
-        f" ({memory.layer})  [green]{memory.project or 'global'}[/green]  {memory.status}"
+        f"[bold cyan]{esc(memory.id)}[/bold cyan]  [magenta]{esc(memory.type)}[/magenta]"
+        f" ({esc(memory.layer)})  [green]{esc(memory.project or 'global')}[/green]"
+        f"  {esc(memory.status)}"
         + ("  [yellow]pinned[/yellow]" if memory.pinned else "")
     )
-    out.print(memory.content, markup=False)
+    out.print(_visible(memory.content), markup=False)
     rows: list[tuple[str, Any]] = [
         ("problem", memory.problem),
         ("solution", memory.solution),
@@ -80,4 +98,5 @@ def memory_card(memory: Memory) -> None:
     ]
     for name, value in rows:
         if value not in (None, ""):
-            out.print(f"  [dim]{name}:[/dim] {value}", markup=True, highlight=False)
+            out.print(f"  [dim]{name}:[/dim] {esc(_visible(str(value)))}", markup=True,
+                      highlight=False)
