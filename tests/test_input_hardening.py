@@ -387,6 +387,14 @@ def test_cli_export_to_a_place_it_cannot_write(env, db, tmp_path):
     assert b"is a directory" in proc.stderr
 
 
+def test_cli_store_errors_are_one_line(env, tmp_path):
+    not_a_store = tmp_path / "notes.db"
+    not_a_store.write_bytes(b"these are my notes, not a database\n" * 100)
+    for args in (("list",), ("search", "x"), ("add", "x"), ("export",), ("get", "abcd")):
+        refused(cli(env, not_a_store, *args), "not an Engram store")
+    assert not_a_store.read_bytes() == b"these are my notes, not a database\n" * 100
+
+
 def test_cli_last_resort_is_one_line(env, db, tmp_path):
     """An exception no command expects still ends as one line and exit 1."""
     script = (
