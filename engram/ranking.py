@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
-from .model import HALF_LIFE_DAYS, Memory
+from .model import HALF_LIFE_DAYS, Memory, from_iso
 from .store.base import Candidate
 
 if TYPE_CHECKING:
@@ -223,8 +223,8 @@ def decay(memory: Memory, now: datetime, weights: Weights = DEFAULT_WEIGHTS) -> 
     start = memory.when
     confirmed = memory.meta.get("confirmed_at")
     if isinstance(confirmed, str):
-        with contextlib.suppress(ValueError):
-            start = max(start, datetime.fromisoformat(confirmed))
+        with contextlib.suppress(ValueError, TypeError):  # meta can be written by anyone
+            start = max(start, from_iso(confirmed) or start)
     age_days = max(0.0, (now - start).total_seconds() / 86400)
     return weights.decay_floor + (1 - weights.decay_floor) * 0.5 ** (age_days / half_life)
 

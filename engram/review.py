@@ -229,7 +229,6 @@ class ReviewMixin:
 
     def overview(self, *, weeks: int = 26, top: int = 10) -> dict[str, Any]:
         """Numbers for the dashboard's overview: growth, recall and decay at a glance."""
-        from .model import LAYER_OF_TYPE
         from .ranking import decay
 
         weeks, _ = _page_args(weeks, 0, most=520)
@@ -252,8 +251,7 @@ class ReviewMixin:
                 week = (memory.created_at - first).days // 7
                 by_type[memory.type][week] += 1
                 by_project[project][week] += 1
-            if memory.status == "active" and LAYER_OF_TYPE[memory.type] in ("episodic",
-                                                                              "reference"):
+            if memory.status == "active" and memory.layer in ("episodic", "reference"):
                 fading.append((decay(memory, now), memory))
         shown_projects = [p for p, _ in project_totals.most_common(8)]
         fading.sort(key=lambda pair: (pair[0], pair[1].created_at))

@@ -547,9 +547,7 @@ DASHBOARD_READS = ("/v1/memories?limit=100", "/v1/search?q=deploys&k=20",
 
 @pytest.mark.parametrize("paths", [
     DASHBOARD_READS,
-    pytest.param(("/v1/overview?weeks=26&top=10",), marks=pytest.mark.xfail(strict=True, reason=(
-        "engram/review.py overview() indexes LAYER_OF_TYPE[memory.type]: a stored type this "
-        "version does not know raises KeyError; memory.layer has a default"))),
+    ("/v1/overview?weeks=26&top=10",),
 ])
 def test_dashboard_reads_survive_poisoned_rows(tmp_path, poisoned, db, paths):
     home = tmp_path / "srv"
