@@ -379,3 +379,20 @@ def test_a_statement_running_at_the_deadline_is_interrupted(store_path):
         mem.store._db.execute(endless).fetchone()
     assert time.monotonic() - started < 1.5
     mem.close()
+
+
+def test_values_sqlite_cannot_bind_are_validation_errors_not_crashes(store_path):
+    """The store's own boundary, below the service's validation: whatever reaches it, an
+    Engram error comes out (REST answers it 4xx, the CLI one line), never a bare one."""
+    from engram.errors import ValidationError
+    from engram.store.base import Filters
+    from engram.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(store_path)
+    with pytest.raises(ValidationError, match="surrogates"):
+        store.get("\udc80abc")
+    with pytest.raises(ValidationError, match="too large"):
+        store.list(Filters(), limit=2**70)
+    store.close()
+    with pytest.raises(StoreError, match="embedded null"):
+        SQLiteStore(str(store_path) + "\x00.db")

@@ -17,7 +17,8 @@ from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from typing import Any
 
-from .errors import translate
+from ..errors import StoreError
+from .errors import CAUGHT, translate
 
 #: The deadline (time.monotonic()) given to every store opened in this context; see
 #: `bounded`. Threads started later do not inherit it.
@@ -52,14 +53,14 @@ class Cursor(sqlite3.Cursor):
         self.connection.before_statement()
         try:
             return super().execute(sql, parameters)
-        except sqlite3.Error as exc:
+        except CAUGHT as exc:
             raise self.connection.translate(exc) from exc
 
     def executemany(self, sql: str, seq_of_parameters: Iterable[Any], /) -> Cursor:
         self.connection.before_statement()
         try:
             return super().executemany(sql, seq_of_parameters)
-        except sqlite3.Error as exc:
+        except CAUGHT as exc:
             raise self.connection.translate(exc) from exc
 
     def fetchone(self) -> Any:
@@ -121,7 +122,7 @@ class Connection(sqlite3.Connection):
         except sqlite3.Error as exc:
             raise self.translate(exc) from exc
 
-    def translate(self, exc: sqlite3.Error) -> Exception:
+    def translate(self, exc: Exception) -> Exception:
         wait_s = None if self.deadline is not None else self.busy_timeout_ms / 1000
         return translate(exc, self.store_path, wait_s)
 
@@ -168,6 +169,8 @@ def connect(path: str, busy_timeout_ms: int, deadline: float | None = None) -> C
         )
     except sqlite3.Error as exc:
         raise translate(exc, path, busy_timeout_ms / 1000) from exc
+    except ValueError as exc:  # a NUL in the path
+        raise StoreError(f"cannot open the store {path!r}: {exc}") from exc
     assert isinstance(db, Connection)
     db.store_path = path
     db.busy_timeout_ms = busy_timeout_ms

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from ..errors import StoreError, StoreUnavailableError
+from ..errors import EngramError, StoreError, StoreUnavailableError, ValidationError
 
 # SQLite's primary result codes (https://sqlite.org/rescode.html) that name a
 # condition of the moment rather than of the file or the code.
@@ -23,14 +23,21 @@ _CORRUPT, _CANTOPEN, _FULL, _PROTOCOL, _NOTADB = 11, 14, 13, 15, 26
 NEARLY_FULL_BYTES = 1 << 20
 
 
+#: What a statement can raise: SQLite's errors, its Warning (3.11: two statements in one
+#: call), and a parameter it cannot bind (an int past 64 bits, a lone surrogate).
+CAUGHT = (sqlite3.Error, sqlite3.Warning, OverflowError, UnicodeEncodeError)
+
+
 class SQLError(StoreError):
     """SQLite refused a statement itself (SQLITE_ERROR and kin): a bug, a schema this
     code does not expect, or a full-text query FTS5 cannot parse."""
 
 
-def translate(exc: sqlite3.Error, path: str, wait_s: float | None) -> StoreError:
-    """The Engram error for `exc` on the store at `path`; `wait_s` is how long a locked
-    store is waited for (None: as long as the caller's deadline allowed)."""
+def translate(exc: Exception, path: str, wait_s: float | None) -> EngramError:
+    """The Engram error for `exc` (one of CAUGHT) on the store at `path`; `wait_s` is how
+    long a locked store is waited for (None: as long as the caller's deadline allowed)."""
+    if isinstance(exc, OverflowError | UnicodeEncodeError):
+        return ValidationError("value", f"cannot be stored: {exc}")
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     detail = str(exc) or type(exc).__name__

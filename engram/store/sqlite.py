@@ -161,18 +161,20 @@ def _private_store_files(path: Path) -> None:
     """Create a new store file 0600 (SQLite gives its -wal and -shm the file's mode) in
     an owner-only folder; an older Engram's 0644 store and journals are tightened."""
     parent = path.parent
-    if not parent.is_dir() or os.path.abspath(parent) == os.path.abspath(engram_home()):
-        try:
+    try:
+        if not parent.is_dir() or os.path.abspath(parent) == os.path.abspath(engram_home()):
             private_dir(parent)
-        except OSError as exc:
-            raise StoreError(f"cannot create the folder {parent}: {exc.strerror}") from exc
+    except OSError as exc:
+        raise StoreError(f"cannot create the folder {parent}: {exc.strerror}") from exc
+    except ValueError as exc:  # a NUL in the path
+        raise StoreError(f"cannot use {str(path)!r} as a store: {exc}") from exc
     try:
         os.close(os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
         if not path.is_dir():  # SQLite will refuse a folder; leave its mode alone
             for suffix in ("", "-wal", "-shm", "-journal"):
                 tighten(f"{path}{suffix}")
-    except OSError:
+    except (OSError, ValueError):
         pass  # SQLite reports an unusable path in its own words
 
 
