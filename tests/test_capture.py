@@ -46,7 +46,8 @@ SESSION = "0f6c1d2e-3a4b-4c5d-8e9f-a0b1c2d3e4f5"
     ("cd /home/dev/shop && pytest -q", "pytest -q"),
     ("cd frontend && npm test", "cd frontend && npm test"),
     ('echo "$(git rev-parse HEAD)" && make', 'echo "$(git rev-parse HEAD)" && make'),
-    ("python -c 'import sys; print(sys.argv)' a\\ b", "python -c 'import sys; print(sys.argv)' a\\ b"),
+    ("python -c 'import sys; print(sys.argv)' a\\ b",
+     "python -c 'import sys; print(sys.argv)' a\\ b"),
     ("ruff check . || ruff check --fix .", "ruff check . || ruff check --fix ."),
 ])
 def test_commands_are_stored_as_typed_without_presentation_tails(typed, stored):
@@ -188,7 +189,8 @@ def test_a_failure_edits_and_the_same_command_passing_is_a_fix():
     assert "payment intent" in bug and "deprecated" in bug  # the why of the fix
     assert "refund tests fail" in bug  # the symptom as the user reported it
     [note] = [f for f in session.extract().findings if f.type == "bug_note"]
-    assert note.files == ["shop/payments.py"] and note.at == "2026-03-18T10:06:00.000Z"  # when it passed
+    assert note.files == ["shop/payments.py"]
+    assert note.at == "2026-03-18T10:06:00.000Z"  # when it passed
 
 
 def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
@@ -400,3 +402,17 @@ def test_the_capture_benchmark_smoke_run_on_the_written_sessions():
     assert totals.broken == 0 and totals.secrets == 0 and totals.duplicates == 0
     assert totals.empty_memories == 0
     assert totals.precision >= 0.6
+
+
+def test_text_a_transcript_decodes_into_lone_surrogates_is_kept_not_refused(tmp_path):
+    session = (
+        Session().prompt("Never log the raw card number \ud83d here.")
+        .edit("app/\udc80pay.py").say("Masked the card number in the payment log line, since "
+                                     "the raw value must not reach the logs \ud800 at all.")
+    )
+    path = session.write(tmp_path / "t.jsonl")  # json.dumps escapes them as \ud83d
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        result = capture(service, str(path), project="shop", cwd=CWD, state={})
+        [rule] = [m for m in result.saved if m.type == "constraint"]
+        assert "raw card number \ufffd" in rule.content
+        assert result.summary.files == ("app/\ufffdpay.py",)

@@ -207,12 +207,18 @@ def display_command(command: str, cwd: str | None) -> str:
 
 
 def _gist(texts: list[str], limit: int = 220) -> str:
-    """The first sentences of some assistant text that are not narration."""
+    """The first sentences of some assistant text that are not narration, up to `limit`."""
+    out = ""
     for text in texts:
         for sentence in lexicon.sentences(text):
-            if len(sentence) >= 25 and not _INVESTIGATION_RE.match(sentence):
-                return _short(sentence, limit)
-    return ""
+            if len(sentence) < 20 or _INVESTIGATION_RE.match(sentence) or (
+                lexicon.NARRATION_RE.match(sentence) and len(sentence) < 60
+            ):
+                continue
+            if out and len(out) + len(sentence) > limit:
+                return out
+            out = f"{out} {sentence}".strip()
+    return _short(out, limit)
 
 
 def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
@@ -233,8 +239,8 @@ def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
         return "constraint"
     if obligation and (not long_prompt or emphasis):
         return "constraint"
-    if emphasis and not long_prompt and lexicon.CAUSE_RE.search(text):
-        return "constraint"  # "Important: X, the SDKs rely on it"
+    if emphasis and not long_prompt:
+        return "constraint"  # "Important: X, the SDKs rely on it"; "two rules of this repo: …"
     return None
 
 
@@ -327,6 +333,24 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
 # --- the extractor -------------------------------------------------------------------------
 
 
+@dataclass
+class _Streak:
+    """A command family failing: since when, with what, and whether anything changed."""
+
+    call: ToolCall
+    error: str
+    changed: bool = False
+    retried: ToolCall | None = None  # the first failure with the same error after a change
+
+
+def _same_error(a: str, b: str) -> bool:
+    """The same problem, whatever line numbers, ids and timings say."""
+    def key(text: str) -> str:
+        return re.sub(r"[\d_:/.\\-]+|0x[0-9a-f]+", " ", text.lower()).split("—")[0].strip()
+
+    return key(a) == key(b)
+
+
 class _Extractor:
     def __init__(self, session: Session, cwd: str | None) -> None:
         self.session = session
@@ -367,16 +391,23 @@ class _Extractor:
     # fixes, failed routes -----------------------------------------------------------------
 
     def commands(self) -> None:
-        open_failures: dict[str, tuple[ToolCall, str]] = {}
-        changed_since: dict[str, bool] = {}
+        """Fixes and failed routes from each watched command's runs.
+
+        A failure opens a streak for its command family. A later run that passes after a
+        change closes it as a fix; one that fails with a *different* error after a change
+        means the first problem was fixed and the next one surfaced (a fix, and a new
+        streak); the same error again after a change means the change did not help (a
+        failed attempt, kept once per streak).
+        """
+        streaks: dict[str, _Streak] = {}
         for event in self.events:
             call = event.tool
             if call is None:
                 continue
             if call.name in EDIT_TOOLS:
                 if call.failed is False:
-                    for key in changed_since:
-                        changed_since[key] = True
+                    for streak in streaks.values():
+                        streak.changed = True
                 continue
             if call.name != "Bash" or not call.command:
                 continue
@@ -386,26 +417,50 @@ class _Extractor:
                 continue
             if not _watched(command):
                 if outcome and not _read_only(command):
-                    for key in changed_since:
-                        changed_since[key] = True
+                    for streak in streaks.values():
+                        streak.changed = True
                 continue
             key = family(command)
+            streak = streaks.get(key)
             if outcome is False:
-                if key not in open_failures:
-                    open_failures[key] = (call, error_line(call.output))
-                    changed_since[key] = False
+                error = error_line(call.output)
+                if streak is None:
+                    streaks[key] = _Streak(call, error)
+                elif streak.changed and _same_error(error, streak.error):
+                    if streak.retried is None:
+                        streak.retried = call
+                    streak.changed = False
+                elif streak.changed:
+                    self.fix(streak.call, streak.error, call)
+                    streaks[key] = _Streak(call, error)
                 continue
-            for other in list(open_failures):
-                if other != key and changed_since.get(other) is False and not _read_only(command):
-                    changed_since[other] = True  # a formatter, a migration, an install
-            if key not in open_failures:
+            for other_key, other in streaks.items():
+                if other_key != key and not other.changed and not _read_only(command):
+                    other.changed = True  # a formatter, a migration, an install
+            if streak is None:
                 continue
-            failing, error = open_failures.pop(key)
-            changed = changed_since.pop(key)
-            if changed:
-                self.fix(failing, error, call)
-            elif triage.command_kind(command) and self._variant(failing.command or "", command):
-                self.route(failing, error, call)
+            del streaks[key]
+            if streak.changed:
+                self.fix(streak.call, streak.error, call)
+                if streak.retried is not None:
+                    self.did_not_help(streak.call, streak.retried, streak.error)
+            elif triage.command_kind(command) and self._variant(streak.call.command or "",
+                                                                 command):
+                self.route(streak.call, streak.error, call)
+
+    def did_not_help(self, failing: ToolCall, again: ToolCall, error: str) -> None:
+        """A change made after a failure that left the same error: the first thing tried."""
+        texts = self.texts_between(failing.position, again.position)
+        tried, _ = insight_passage(texts, 300)
+        tried = tried or _gist(texts, 300)
+        if not tried:
+            return
+        self.add(Finding(
+            "failed_attempt", f"Tried: {tried} — `{family(failing.command or '')}` still "
+            f"failed with the same error: {error}", "did-not-help", at=again.at,
+            files=self.files_between(failing.position, again.position), problem=error,
+            importance=0.5, anchor=failing.position,
+        ))
 
     def _variant(self, failed: str, passed: str) -> bool:
         """`npm install` → `npm install --legacy-peer-deps`: the same target, other options."""
@@ -423,15 +478,15 @@ class _Extractor:
         self.fix_windows.append((start, end))
         texts = self.texts_between(start, end)
         why, _ = insight_passage(texts, MAX_FIX_CHARS)
-        why = why or _gist(texts)
+        why = why or _gist(texts, MAX_FIX_CHARS)
         files = self.files_between(start, end)
         command = display_command(failing.command or "", self.cwd)
         error = error or "it failed"
         content = f"`{command}` failed: {error}"
         if why:
             content += f" — fixed: {why}"
-        elif files:
-            content += f" — fixed by changing {', '.join(files[:5])}"
+        if files:
+            content += f" ({', '.join(files[:5])})"
         self.add(Finding(
             "bug_note", content, "fix", at=passing.at, files=files, problem=error,
             solution=why or None, importance=0.6, anchor=start,

@@ -26,15 +26,16 @@ _LASTING = _words(
     r"\bby design\b", r"\bintentionally\b",
     # ru
     r"всегда", r"никогда", r"с этого момента", r"отныне", r"впредь", r"в дальнейшем",
-    r"каждый раз", r"в этом (репо|репозитории|проекте)", r"у нас (принято|так)",
+    r"каждый раз", r"(в )?(этом|этого|нашем|нашего) (репо|репозитори|проект)",
+    r"у нас (принято|так)",
     # de
     r"\bimmer\b", r"\bniemals\b", r"\bnie\b", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
     r"\bkünftig\b", r"\bin zukunft\b", r"\bgrundsätzlich\b", r"\bjedes mal\b",
-    r"\bin diesem (repo|projekt)\b", r"\bbei uns\b",
+    r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b",
     # fr
     r"\btoujours\b", r"\bjamais\b", r"\bdésormais\b", r"\bdorénavant\b",
     r"\bà partir de maintenant\b", r"\bà l'avenir\b", r"\bchaque fois\b",
-    r"\bdans ce (dépôt|projet|repo)\b", r"\bchez nous\b",
+    r"\b(dans ce|de ce|du) (dépôt|projet|repo)\b", r"\bchez nous\b", r"\bici,? tout\b",
     # es / pt
     r"\bsiempre\b", r"\bnunca\b", r"\ba partir de ahora\b", r"\bde ahora en adelante\b",
     r"\ben adelante\b", r"\bcada vez\b", r"\ben este (repo|proyecto)\b",
@@ -42,6 +43,7 @@ _LASTING = _words(
     r"\bneste (repo|projeto)\b", r"\btoda vez\b",
     # zh / ja
     r"总是", r"始终", r"一律", r"永远", r"以后", r"今后", r"从现在开始", r"从今以后", r"每次",
+    r"(这个|我们的)?(仓库|项目)里", r"このリポジトリ", r"このプロジェクトでは",
     r"常に", r"いつも", r"必ず", r"絶対に", r"決して", r"今後", r"これから", r"以降", r"毎回",
 )
 # Obligation and prohibition: a rule when the sentence is short and not a one-off request.
@@ -68,27 +70,31 @@ _OBLIGATION = _words(
     r"\bil ne faut (pas|jamais)\b", r"\bil faut\b", r"\bdoi(t|vent)\b", r"\binterdit\b",
     r"\bévite",
     # es / pt
-    r"\bno (uses|usar|hagas|toques|añadas|agregues|cambies|subas|borres)\b", r"\bdebe(s|mos|n)?\b",
+    r"\bno (uses|usa|usamos|usar|hagas|toques|añadas|agregues|cambies|subas|borres)\b",
+    r"\bdebe(s|mos|n)?\b",
     r"\bhay que\b", r"\btiene(s|n)? que\b", r"\bprohibido\b", r"\bevita",
-    r"\bnão (use|usar|faça|mexa|adicione|mude|suba|apague)\b", r"\bdeve(mos|m)?\b",
+    r"\bnão (use|usa|usamos|usar|faça|mexa|adicione|mude|suba|apague)\b", r"\bdeve(mos|m)?\b",
     r"\btem que\b", r"\bproibido\b",
     # zh / ja
     r"不要", r"别(用|改|动|加|删|碰|提交|再)", r"不得", r"禁止", r"必须", r"务必", r"一定要",
-    r"只用", r"只能", r"不准", r"不许",
+    r"只用", r"只能", r"不准", r"不许", r"不让", r"不能用", r"不可以",
     r"しないで", r"ないでください", r"使わないで", r"なければならない", r"なければいけない",
     r"べき", r"てはいけない", r"ちゃだめ",
 )
 # Flags a person puts on what matters: "Important:", "Wichtig:", "Важно:".
 EMPHASIS_RE = re.compile(
-    r"\b(important(ly)?|note that|keep in mind|remember( that)?|heads up|crucial|critical)\b|"
+    r"\b(important(ly)?|note that|keep in mind|remember( that)?|heads up|crucial|critical|"
+    r"rules?|house rules?|conventions?)\b|правил|\bregeln?\b|\brègles?\b|\breglas?\b|"
+    r"\bregras?\b|规矩|规则|规定|ルール|決まり|"
     r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
     r"\batenção\b|重要|注意|大事|必ず",
     re.IGNORECASE,
 )
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
-    r"(^|[:;,]\s*|\b(also|and|but|here|please|dafür|bitte|also|auch|hier|aber)\s+)"
-    r"(no|keine?n?|pas d[e']|nada de|sem|ni)\s+\w+|\b(tabu|taboo|off[- ]limits|no[- ]go|"
+    r"(^|[:;,]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
+    r"e|mas|и|но)\s+)(no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)\s+\w+|"
+    r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",
     re.IGNORECASE,
 )
@@ -109,7 +115,9 @@ _PREFERENCE = _words(
 # Phrases that look like rules but ask for nothing lasting.
 NOT_A_RULE_RE = re.compile(
     r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|need"
-    r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b",
+    r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
+    r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
+    r"them|yet)\b|\bjust (explain|tell|show|look)\b",
     re.IGNORECASE,
 )
 

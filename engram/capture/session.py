@@ -11,6 +11,7 @@ archived, not left to mislead the next session.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ from . import transcript
 from .extract import Extraction, Finding, extract
 
 OPEN_TYPES = ("todo", "open_question")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 MAX_KEYS = 2000
 
 
@@ -41,20 +43,26 @@ def _when(stamp: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def _valid(text: str) -> str:
+    """Text a transcript decoded into lone surrogates (a `\\ud800` escape) would be refused
+    by the service: they become U+FFFD, so the memory is kept, not lost."""
+    return _SURROGATE_RE.sub("\ufffd", text)
+
+
 def record(finding: Finding, project: str | None, session_id: str | None) -> dict[str, Any]:
     """The service record for a finding: provenance hook, the event's time, its session."""
     meta: dict[str, Any] = {"capture": finding.origin, "capture_key": finding.key}
     if session_id:
-        meta["session_id"] = session_id
+        meta["session_id"] = _valid(session_id)
     data: dict[str, Any] = {
-        "content": finding.content, "type": finding.type, "project": project,
-        "provenance": "hook", "files": finding.files[:50], "importance": finding.importance,
-        "meta": meta, "tags": ["captured"],
+        "content": _valid(finding.content), "type": finding.type, "project": project,
+        "provenance": "hook", "files": [_valid(f) for f in finding.files[:50]],
+        "importance": finding.importance, "meta": meta, "tags": ["captured"],
     }
     if finding.problem:
-        data["problem"] = finding.problem
+        data["problem"] = _valid(finding.problem)
     if finding.solution:
-        data["solution"] = finding.solution
+        data["solution"] = _valid(finding.solution)
     when = _when(finding.at)
     if when is not None:
         data["event_at"] = when
@@ -101,8 +109,9 @@ def apply(
     if summary is not None:
         text = rewrite(summary.content) if rewrite is not None else summary.content
         result.summary = service.checkpoint(
-            text, project=project, problem=summary.problem,
-            solution=summary.solution, files=summary.files, session_id=session_id,
+            _valid(text), project=project, problem=_valid(summary.problem or "") or None,
+            solution=_valid(summary.solution or "") or None,
+            files=[_valid(f) for f in summary.files], session_id=session_id,
             provenance="hook",
         ).memory
     return result
