@@ -67,14 +67,19 @@ def tighten(path: str | Path) -> None:
     """
     try:
         info = os.stat(path)
-        if (
-            info.st_mode & 0o077
-            and (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode))
-            and info.st_uid == os.geteuid()
-        ):
+        if _ours_and_loose(info, dirs=True):
             os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
     except OSError:
         pass
+
+
+def _ours_and_loose(info: os.stat_result, *, dirs: bool) -> bool:
+    """Group or others may read it, it is ours, and it is a file (or folder). Windows has
+    no such bits (nor os.geteuid): there, nothing is ever tightened."""
+    if not info.st_mode & 0o077 or not hasattr(os, "geteuid"):
+        return False
+    kind_ok = stat.S_ISREG(info.st_mode) or (dirs and stat.S_ISDIR(info.st_mode))
+    return kind_ok and info.st_uid == os.geteuid()
 
 
 def open_private(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Any:
@@ -87,7 +92,7 @@ def open_private(path: str | Path, mode: str = "w", encoding: str | None = "utf-
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | flags | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
         info = os.fstat(fd)
-        if info.st_mode & 0o077 and stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+        if _ours_and_loose(info, dirs=False):
             os.fchmod(fd, stat.S_IMODE(info.st_mode) & ~0o077)
         if "b" in mode:
             return os.fdopen(fd, mode)
