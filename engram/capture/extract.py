@@ -32,6 +32,7 @@ from .failures import error_line
 from .transcript import Event, Session, ToolCall
 
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
 MAX_RULE_CHARS = 400
 MAX_REASON_CHARS = 420
 MAX_FIX_CHARS = 600
@@ -377,15 +378,22 @@ class _Extractor:
     def texts_between(self, start: int, end: int) -> list[str]:
         return [e.text for e in self.events[start + 1:end] if e.kind == "text"]
 
-    def text_before(self, position: int) -> tuple[list[str], str | None]:
-        """The assistant's words right before an event (back to the previous tool or prompt)."""
+    def text_before(self, position: int, *, past_bookkeeping: bool = False
+                    ) -> tuple[list[str], str | None]:
+        """The assistant's words right before an event (back to the previous tool or prompt;
+        with `past_bookkeeping`, through todo-list updates, which interrupt no thought)."""
         texts: list[str] = []
         at = None
         for event in reversed(self.events[:position]):
-            if event.kind != "text":
+            if event.kind == "text":
+                texts.insert(0, event.text)
+                at = event.at
+            elif past_bookkeeping and event.tool is not None and (
+                event.tool.name in BOOKKEEPING_TOOLS
+            ):
+                continue
+            else:
                 break
-            texts.insert(0, event.text)
-            at = event.at
         return texts, at
 
     # fixes, failed routes -----------------------------------------------------------------
@@ -641,25 +649,37 @@ class _Extractor:
     # decisions ------------------------------------------------------------------------------
 
     def decisions(self, turns: list[_Turn]) -> None:
-        """The reasons given right before edits, and the reasoned choices of wrap-ups."""
+        """The reasons given right before edits (or in a proposal the user then approved
+        with a turn that edits), and the reasoned choices of wrap-ups."""
         candidates: list[tuple[int, Finding]] = []
         seen: set[int] = set()
+        passages: list[tuple[list[str], str | None, int, int]] = []  # texts, at, first, edit
         for event in self.events:
             call = event.tool
             if call is None or call.name not in EDIT_TOOLS or call.failed is not False:
                 continue
-            texts, at = self.text_before(event.position)
-            first = event.position - len(texts)
+            texts, at = self.text_before(event.position, past_bookkeeping=True)
+            passages.append((texts, at, event.position - len(texts), event.position))
+        for proposal, turn in zip(turns, turns[1:], strict=False):
+            closing = proposal.closing()
+            if closing is not None and not proposal.edited and turn.edited and turn.opener and (
+                turn.opener.kind == "prompt"
+            ):
+                edit = next(e.position for e in turn.events if e.tool and e.tool.name in
+                            EDIT_TOOLS and e.tool.failed is False)
+                passages.append(([closing.text], closing.at, closing.position, edit))
+        for texts, at, first, edit_at in passages:
             if not texts or first in seen:
                 continue
             seen.add(first)
             passage, score = insight_passage(texts)
             if score < 2 or len(passage) < 40:
                 continue
-            in_fix = any(s < event.position < e for s, e in self.fix_windows)
+            in_fix = any(s < edit_at < e for s, e in self.fix_windows)
             if in_fix and not lexicon.ALTERNATIVE_RE.search(passage):
                 continue  # the reasoning of a fix belongs to its bug note
-            file = _relative(call.file_path, self.cwd) if call.file_path else None
+            call = self.events[edit_at].tool
+            file = _relative(call.file_path, self.cwd) if call and call.file_path else None
             candidates.append((score, Finding("decision", passage, "pre-edit", at=at,
                                               files=[file] if file else [], importance=0.6,
                                               anchor=first)))

@@ -133,7 +133,8 @@ PREFERENCE_RE = re.compile(_PREFERENCE, re.IGNORECASE)
 
 # The three parts of a reason: an alternative named, a purpose, a cause.
 ALTERNATIVE_RE = re.compile(_words(
-    r"\binstead( of)?\b", r"\brather than\b", r"\bin favou?r of\b", r"\bover (the|a|an)\b",
+    r"\binstead( of)?\b", r"\(not (a |an |the )?[^)]{3,60}\)", r"\bno new (service|dependency|"
+    r"package|library)\b", r"\brather than\b", r"\bin favou?r of\b", r"\bover (the|a|an)\b",
     r"\bnot (the|a|an)? ?\S+,? (but|since|because)\b", r"\bswitch(ed|ing)? (to|from)\b",
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
@@ -151,7 +152,10 @@ PURPOSE_RE = re.compile(_words(
     r"ように", r"ないよう",
 ), re.IGNORECASE)
 CAUSE_RE = re.compile(_words(
-    r"\bbecause\b", r", so\b", r"\bhence\b", r"\btherefore\b", r"\bwhich is why\b",
+    r"\bbecause\b", r", so\b", r"^so\b", r"\bhence\b", r"\btherefore\b", r"\bwhich is why\b",
+    r"так что", r"поэтому", r"\balso\b,", r"\bdaher\b", r"\bdeswegen\b", r"\bdonc\b",
+    r"\bc'est pourquoi\b", r"\bpor eso\b", r"\bpor lo que\b", r"\bpor isso\b", r"\bentão\b",
+    r"所以", r"因此", r"なので", r"だから",
     r"\bsince\b", r"\bas (it|the|we|this|they)\b.+\b(is|are|was|does|doesn't"
     r"|can't|won't|needs?)\b", r"\bthat's why\b", r"\bthe (problem|issue|cause|root cause|reason) "
     r"(is|was)\b", r"\bdue to\b", r"\bgiven that\b",
@@ -162,8 +166,9 @@ CAUSE_RE = re.compile(_words(
 # A limit of a tool or of the code: the other half of many reasons ("SQLite doesn't
 # support …", "the sandbox can't …").
 LIMITATION_RE = re.compile(_words(
-    r"\b(doesn't|does not|don't|do not|can't|cannot|won't|isn't|aren't) (support|allow|work|"
-    r"handle|accept|guarantee|know|tell|distinguish|scale|fit)\w*\b", r"\bnot supported\b",
+    r"\b(doesn't|does not|don't|do not|can't|cannot|won't|isn't|aren't|never) (support|allow|work|"
+    r"handle|accept|guarantee|know|tell|distinguish|scale|fit|block|lock|need|exist|see|reach|"
+    r"run)\w*\b", r"\bnot supported\b",
     r"\bunsupported\b", r"\bwould (break|fail|starve|leak|block|race|hide|lose)\b",
     r"\bbreaks?\b", r"\btoo (slow|expensive|big|large|many|noisy)\b", r"\bonly works\b",
     r"\brequires?\b", r"\brelies on\b", r"\bdepends on\b", r"\bunlike\b", r"\bsafe\b",
