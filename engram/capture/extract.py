@@ -871,12 +871,22 @@ class _Turn:
             return None
         if self.interrupted:
             return None
+        trailing: list[Event] = []
         for event in reversed(self.events):
             if event.kind == "text":
-                return event if len(event.text) >= MIN_WRAP_UP_CHARS else None
-            if event.kind == "tool":
-                return None
-        return None
+                trailing.insert(0, event)
+            elif event.kind == "tool" and (
+                event.tool is None or event.tool.name not in BOOKKEEPING_TOOLS
+            ):
+                break
+        if not trailing:
+            return None
+        # Several blocks after the last tool are one wrap-up ("Done." then the summary).
+        text = "\n\n".join(e.text for e in trailing)
+        if len(text) < MIN_WRAP_UP_CHARS:
+            return None
+        last = trailing[-1]
+        return last if len(trailing) == 1 else Event("text", last.position, last.at, text)
 
     def span(self) -> tuple[int, int]:
         start = self.opener.position if self.opener else 0
