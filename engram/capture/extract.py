@@ -39,6 +39,7 @@ MAX_FIX_CHARS = 600
 MAX_DECISIONS = 8
 MAX_TODOS = 10
 MIN_WRAP_UP_CHARS = 80
+LONG_TEXT_CHARS = 300  # a text this long after edits is a summary, wherever it stands
 LONG_PROMPT_CHARS = 1500  # beyond this a prompt is a pasted spec: only explicit rules count
 # Programs whose failure says something about the project (not `ls` finding nothing).
 _WATCHED = frozenset({
@@ -683,10 +684,19 @@ class _Extractor:
             candidates.append((score, Finding("decision", passage, "pre-edit", at=at,
                                               files=[file] if file else [], importance=0.6,
                                               anchor=first)))
-        for turn in turns:
-            closing = turn.closing()
-            if closing is None or not turn.edited:
+        # Reasoned choices stated in summaries: the wrap-ups, and any long text written
+        # after the session changed something (a summary a stop hook sent back to work).
+        edited_at = next((e.position for e in self.events if e.tool is not None
+                          and e.tool.name in EDIT_TOOLS and e.tool.failed is False), None)
+        summaries = [t.closing() for t in turns if t.edited and t.closing() is not None]
+        if edited_at is not None:
+            summaries += [e for e in self.events if e.kind == "text" and e.position > edited_at
+                          and len(e.text) >= LONG_TEXT_CHARS and _is_list(e.text)]
+        done: set[int] = set(seen)
+        for closing in summaries:
+            if closing is None or closing.position in done:
                 continue
+            done.add(closing.position)
             for sentence in lexicon.sentences(closing.text):
                 if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence):
                     continue
@@ -694,8 +704,7 @@ class _Extractor:
                 if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
                     candidates.append((score, Finding(
                         "decision", _short(sentence, MAX_REASON_CHARS), "wrap-up",
-                        at=closing.at, files=turn.files(self)[:10], importance=0.6,
-                        anchor=closing.position)))
+                        at=closing.at, files=[], importance=0.6, anchor=closing.position)))
         best = sorted(candidates, key=lambda c: -c[0])[:MAX_DECISIONS]
         for _, finding in sorted(best, key=lambda c: c[1].anchor):
             self.add(finding)
@@ -780,6 +789,11 @@ class _Extractor:
                 continue
             seen.add(_norm(text))
             self.add(Finding(kind, _short(text, 300), "open", at=at, importance=0.55))
+
+
+def _is_list(text: str) -> bool:
+    """A text laid out as a summary: three or more list items."""
+    return len(re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+\S", text, re.MULTILINE)) >= 3
 
 
 def _answers(call: ToolCall) -> list[tuple[str, str]]:

@@ -117,7 +117,7 @@ NOT_A_RULE_RE = re.compile(
     r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|need"
     r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
     r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
-    r"them|yet)\b|\bjust (explain|tell|show|look)\b",
+    r"them|yet)\b|\bjust (explain|tell|show|look)\b|\b(don't|do not) stop\b",
     re.IGNORECASE,
 )
 
@@ -133,8 +133,8 @@ PREFERENCE_RE = re.compile(_PREFERENCE, re.IGNORECASE)
 
 # The three parts of a reason: an alternative named, a purpose, a cause.
 ALTERNATIVE_RE = re.compile(_words(
-    r"\binstead( of)?\b", r"\(not (a |an |the )?[^)]{3,60}\)", r"\bno new (service|dependency|"
-    r"package|library)\b", r"\brather than\b", r"\bin favou?r of\b", r"\bover (the|a|an)\b",
+    r"\binstead( of)?\b", r"\(not (a |an |the )?[^)]{3,60}\)", r"\brather than\b",
+    r"\bin favou?r of\b", r"\bover (the|a|an)\b",
     r"\bnot (the|a|an)? ?\S+,? (but|since|because)\b", r"\bswitch(ed|ing)? (to|from)\b",
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
@@ -181,9 +181,10 @@ LIMITATION_RE = re.compile(_words(
 ), re.IGNORECASE)
 # A reported problem: what turns a request into a bug report.
 PROBLEM_RE = re.compile(_words(
-    r"\b(fail(s|ed|ing)?|error|errors|bug|broken|crash(es|ed|ing)?|wrong|duplicates?|twice|"
-    r"regression|flaky|hangs?|leak(s|ing)?|mismatch|exception|traceback|timeout|times? out|"
-    r"doesn't work|not working|stopped working|500|404|panic|segfault|incorrect|missing)\b",
+    r"\b(fail(s|ed|ing)?|bug|broken|crash(es|ed|ing)?|wrong|duplicates?|twice|regression|flaky|"
+    r"hangs?|leak(s|ing)?|mismatch|exception|traceback|times? out|doesn't work|not working|"
+    r"stopped working|panic|segfault|chokes?|throws|raises|errors out)\b",
+    r"\b(gets?|getting|returns?|returning|with|an?) (an? )?(\w+ )?(error|500|404)\b",
     r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"fehler", r"kaputt",
     r"schlägt fehl", r"stürzt ab", r"doppelt", r"erreur", r"plante", r"échoue", r"cassé",
     r"en double", r"deux fois", r"falla", r"roto", r"duplicad", r"dos veces", r"erro\b",
