@@ -352,5 +352,5 @@ GOLD = {
         {"id": "v3", "type": "verified_command", "command": "pnpm lint"},
     ],
     "secrets": [],
-    "forbidden": [["Request interrupted"]],
+    "forbidden": [],
 }
