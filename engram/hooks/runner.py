@@ -70,6 +70,8 @@ def _deadline(event: str) -> float:
 
 def run(argv: list[str]) -> int:
     """Entry point for `engram hook EVENT`; always returns 0."""
+    if os.environ.get("ENGRAM_HOOKS", "").strip().lower() in ("off", "0", "false", "no"):
+        return 0  # an agent CLI run as Engram's summariser: its session is not captured
     event = argv[0] if argv else ""
     payload: dict[str, Any] = {}
     armed = False
