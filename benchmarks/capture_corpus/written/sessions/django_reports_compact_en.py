@@ -460,6 +460,16 @@ sudo systemctl reload ledgerly
 
 
 GOLD = {
+    "covers": [
+        "long session (118 entries) with compact_boundary and an isCompactSummary entry",
+        "rules in prompts (no Redis, 15 minutes stale ok)",
+        "N+1 fixed with a query-count test",
+        "cache approach rejected by the user and reverted",
+        "decision with its why (materialized view)",
+        "Postgres error then migration fixed",
+        "failure after compaction fixed (--nomigrations)",
+        "todos and a user-owned follow-up at the end",
+    ],
     "language": "en",
     "empty": False,
     "items": [

@@ -118,7 +118,7 @@ nginx: configuration file /etc/nginx/nginx.conf test is successful""", desc="Val
      → expected 500 to be 413 // Object.is equality
 
  Test Files  1 failed (1)
-      Tests  1 failed | 1 passed (2)""", code=1, desc="Unit tests for uploads", secs=6.0)
+      Tests  1 failed | 1 passed (2)""", desc="Unit tests for uploads", secs=6.0)
     s.read("src/middleware/errors.ts", ERRORS)
     s.say(
         "As suspected: when multer hits `fileSize` it throws a `MulterError` with code "
@@ -176,6 +176,14 @@ import { MAX_UPLOAD_BYTES } from "../routes/upload";''')
 
 
 GOLD = {
+    "covers": [
+        "a long-running tool use interrupted by the user, then a rule (no e2e locally)",
+        "an interruption during streaming text ('[Request interrupted by user]')",
+        "test failure behind `| tail` then pass",
+        "docker run with quoted $PWD volume",
+        "stop_reason set on final blocks",
+        "open question at the end",
+    ],
     "language": "en",
     "empty": False,
     "items": [

@@ -302,6 +302,15 @@ All checks passed!
 
 
 GOLD = {
+    "covers": [
+        "pytest failure hidden behind `| tail` (exit 0), edit, same command passing",
+        "decision with its why before an Edit",
+        "rule stated in a prompt (timeout cap)",
+        "ruff failing then passing",
+        "bearer token in the first prompt",
+        "closing 'All green — 142 passed' after the real wrap-up with todos",
+        "parallel Read calls",
+    ],
     "language": "en",
     "empty": False,
     "items": [

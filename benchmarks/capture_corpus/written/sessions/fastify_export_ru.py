@@ -156,7 +156,7 @@ import { findPayment, listRecent } from "./repo";''')
   });
 }''')
     s.write("test/integration/payments-export.test.ts", TEST)
-    s.bash("PGTZ=UTC pnpm test:int -- payments-export 2>&1 | tail -25", """\
+    s.bash("PGTZ=UTC pnpm test:int -- payments-export", """\
 
  RUN  v2.1.8 /home/dmitry/proj/billing-api
 
@@ -245,6 +245,15 @@ function csvLine(p: PaymentRow): string {
 
 
 GOLD = {
+    "covers": [
+        "Russian user and replies",
+        "rules (no ORM; stream above 10k rows)",
+        "TodoWrite progress with a pending item left",
+        "decision with its why (cursor)",
+        "CSV escaping bug: vitest failure (exit 1) then pass",
+        "env prefix (PGTZ=UTC)",
+        "database password in tool output",
+    ],
     "language": "ru",
     "empty": False,
     "items": [

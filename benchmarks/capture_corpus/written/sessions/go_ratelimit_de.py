@@ -373,6 +373,14 @@ ok  	gitlab.intern/plattform/gateway/cmd/gateway	0.009s [no tests to run]""",
 
 
 GOLD = {
+    "covers": [
+        "whole session in German",
+        "stdlib-only rule and 429/Retry-After rule in the first prompt",
+        "race detector failure behind `| head`, sync.Map abandoned for map+Mutex",
+        "compile error from go vet (exit 1) then pass",
+        "env prefix (CGO_ENABLED=1)",
+        "todo and open question at the end",
+    ],
     "language": "de",
     "empty": False,
     "items": [

@@ -155,7 +155,7 @@ Summary: 4 resources found parsing stdin - Valid: 3, Invalid: 0, Errors: 0, Skip
           "dry run:")
     s.bash("helm upgrade --install api deploy/chart -n api-staging --dry-run=server 2>&1 | tail -5",
            "Error: Kubernetes cluster unreachable: Get \"https://k8s-staging.kvant.internal:6443/version\": dial tcp 10.40.0.12:6443: i/o timeout",
-           code=1, desc="Server-side dry run against staging", secs=32.0)
+           desc="Server-side dry run against staging", secs=32.0)
     s.user("не, кластер только через VPN, а он у меня сейчас выключен. don't bother with the "
            "cluster, CI does the dry run in the deploy job", wait=25)
     s.say("Ок, без кластера. Offline-проверка (`helm lint` + `kubeconform -strict`) уже зелёная; "
@@ -187,6 +187,15 @@ Summary: 4 resources found parsing stdin - Valid: 3, Invalid: 0, Errors: 0, Skip
 
 
 GOLD = {
+    "covers": [
+        "one user mixing Russian and English, replies mixed too",
+        "resumed session with a `summary` entry",
+        "rules in both languages",
+        "kubeconform failure (exit 1, last in a pipe) then pass",
+        "server-side dry run abandoned (cluster behind VPN, CI does it)",
+        "decision with its why (no CPU limit)",
+        "todos at the end",
+    ],
     "language": "mixed",
     "empty": False,
     "items": [

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (verbatim transcript text)
 """Greeting and thanks only: nothing to remember (English)."""
 
 from make_sessions import Session
@@ -23,6 +24,11 @@ def build() -> Session:
 
 
 GOLD = {
+    "covers": [
+        "empty: hi / thanks only",
+        "SessionStart hook progress",
+        "/model and /exit local commands",
+    ],
     "language": "en",
     "empty": True,
     "items": [],

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (verbatim transcript text)
 """Interrupted before anything happened, then abandoned: nothing to remember (English)."""
 
 from make_sessions import Session
@@ -19,6 +20,9 @@ def build() -> Session:
 
 
 GOLD = {
+    "covers": [
+        "empty: two tool calls rejected, '[Request interrupted by user for tool use]', then 'wrong terminal'",
+    ],
     "language": "en",
     "empty": True,
     "items": [],

@@ -99,7 +99,7 @@ it('no emite dos veces con un doble click', function () {
 Failed asserting that 2 is identical to 1.
 
   Tests:    1 failed, 1 passed (3 assertions)
-  Duration: 0.41s""", code=1, desc="Test de emisión", secs=5.0)
+  Duration: 0.41s""", desc="Test de emisión", secs=5.0)
     s.say("Reproducido. Lo más directo en Laravel es un lock atómico alrededor de la emisión con "
           "`Cache::lock`, que funciona con el driver de cache que haya configurado:")
     s.edit("app/Http/Controllers/FacturaController.php", '''        if ($factura->estado !== 'borrador') {
@@ -209,6 +209,15 @@ Failed asserting that 2 is identical to 1.
 
 
 GOLD = {
+    "covers": [
+        "Rioplatense Spanish",
+        "rule (no Redis, database queue)",
+        "Cache::lock abandoned after the user's answer (3 servers, file cache)",
+        "AskUserQuestion answer that is a preference",
+        "decision with its why (conditional UPDATE)",
+        "Pest failure behind `| tail` then pass",
+        "todo/open question at the end",
+    ],
     "language": "es",
     "empty": False,
     "items": [

@@ -313,6 +313,15 @@ app/checkout/ResumenPedido.tsx(10,64): error TS18048: 'pedido.envio' is possibly
 
 
 GOLD = {
+    "covers": [
+        "Spanish user, Spanish replies, English code",
+        "rules in prompts (pnpm not npm; no `any`)",
+        "approach reverted after the user tried it (useEffect flicker)",
+        "decision with its why",
+        "tsc error then pass",
+        "TodoWrite with a pending item",
+        "open question asked by the user at the end",
+    ],
     "language": "es",
     "empty": False,
     "items": [

@@ -125,6 +125,9 @@ c3f8e20 controller: ignore finished backups
 
 
 GOLD = {
+    "covers": [
+        "empty: read-only Grep/Read/git log and an explanation",
+    ],
     "language": "en",
     "empty": True,
     "items": [],

@@ -210,6 +210,15 @@ EOF""", "updated", desc="ノートブックの読み込みセルをParquetに")
 
 
 GOLD = {
+    "covers": [
+        "Japanese user and replies",
+        "rule (no pandas apply, vectorise)",
+        "KeyError from a renamed CSV column",
+        "errors='coerce' abandoned (silent NaN)",
+        "decisions with their why (column aliases, Parquet)",
+        "heredoc python edit of a notebook, nbconvert run",
+        "open question (returns)",
+    ],
     "language": "ja",
     "empty": False,
     "items": [

@@ -141,8 +141,11 @@ def build() -> Session:
     s.bash("mix ecto.gen.migration add_unique_index_relances",
            "* creating priv/repo/migrations/20260226134955_add_unique_index_relances.exs",
            desc="Générer la migration")
+    s.read("priv/repo/migrations/20260226134955_add_unique_index_relances.exs",
+           "defmodule Facturo.Repo.Migrations.AddUniqueIndexRelances do\n  use Ecto.Migration\n\n"
+           "  def change do\n\n  end\nend\n")
     s.write("priv/repo/migrations/20260226134955_add_unique_index_relances.exs", MIGRATION)
-    s.bash("mix ecto.migrate 2>&1 | tail -15", """\
+    s.bash("mix ecto.migrate", """\
 
 14:50:31.102 [info] == Running 20260226134955 Facturo.Repo.Migrations.AddUniqueIndexRelances.change/0 forward
 
@@ -229,10 +232,11 @@ end''', '''    assert_email_sent(subject: "Rappel : facture #{facture.numero}")
     assert [_] = Facturo.Relances.pour_facture(facture.id)
   end
 end''')
-    s.say("Les tests prennent un moment (compilation des deps de test) ; je lance les tests des "
-          "workers et la suite complète en arrière-plan et je relis le diff pendant ce temps.")
-    task = s.bash_bg("mix test test/facturo/workers 2>&1 | tail -30", "Tests des workers")
-    full = s.bash_bg("mix test 2>&1 | tail -8", "Suite complète")
+    s.say("Les tests prennent un moment (compilation des deps de test) et dialyzer doit "
+          "reconstruire son PLT après la mise à jour d'Ecto : je lance les deux en arrière-plan "
+          "et je relis le diff pendant ce temps.")
+    task = s.bash_bg("mix test test/facturo/workers", "Tests des workers")
+    full = s.bash_bg("mix dialyzer", "Dialyzer")
     s.bash("git diff --stat", """\
  lib/facturo/relances/relance.ex                     |  1 +
  lib/facturo/workers/relance_worker.ex               | 23 ++++++++++++++++-------
@@ -325,15 +329,34 @@ Finished in 4.2 seconds (2.9s async, 1.3s sync)
         "Je ne l'ai pas exécutée : il faut un accès lecture à la prod."
     )
     s.turn_end()
-    s.task_notification(full, "Suite complète", status="failed", exit_code=2, wait=20)
-    s.say("Ça, c'est la suite complète lancée en arrière-plan avant la correction de "
-          "`unique_constraint` ; elle a été relancée depuis et passe (212 tests, 0 échec). "
-          "Rien à faire.")
+    dialyzer_out = s.task_notification(full, "Dialyzer", wait=20)
+    s.read(dialyzer_out, """\
+Finding suitable PLTs
+Checking PLT...
+Looking up modules in dialyxir_erlang-26.2.5_elixir-1.17.3_deps-dev.plt
+Finding applications for dialyxir_erlang-26.2.5_elixir-1.17.3_deps-dev.plt
+Building PLT for 214 modules (this may take a while)
+done in 5m38.91s
+Starting Dialyzer
+Total errors: 0, Skipped: 0, Unnecessary Skips: 0
+done in 0m21.40s
+done (passed successfully)""")
+    s.say("Dialyzer est passé sans erreur ; les six minutes venaient de la reconstruction du PLT. "
+          "Rien à ajouter à la PR.")
     s.turn_end()
     return s
 
 
 GOLD = {
+    "covers": [
+        "French user and replies",
+        "rules in prompts (Oban, never deploy on Friday)",
+        "migration failing (exit 1) then fixed",
+        "two background commands and their <task-notification>s (one failed, read from the output file)",
+        "a reply to a notification after the real wrap-up",
+        "heredoc in a gh command",
+        "todos at the end",
+    ],
     "language": "fr",
     "empty": False,
     "items": [
@@ -371,7 +394,8 @@ GOLD = {
         {"id": "v1", "type": "verified_command", "command": "mix ecto.migrate"},
         {"id": "v2", "type": "verified_command", "command": "mix test test/facturo/workers"},
         {"id": "v3", "type": "verified_command", "command": "mix test"},
+        {"id": "v4", "type": "verified_command", "required": False, "command": "mix dialyzer"},
     ],
     "secrets": [],
-    "forbidden": [["task-notification"], ["Background command"]],
+    "forbidden": [["task-notification"], ["Background command"], ["Read the output file"]],
 }

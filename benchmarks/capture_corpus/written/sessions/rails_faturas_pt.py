@@ -185,7 +185,7 @@ Finished in 0.41277 seconds (files took 2.31 seconds to load)
 Failed examples:
 
 rspec ./spec/services/faturas/marcar_inadimplentes_spec.rb:6 # Faturas::MarcarInadimplentes marca vencidas há mais de 30 dias e registra o evento""",
-           code=1, desc="Rodar o spec novo", secs=7.0)
+           desc="Rodar o spec novo", secs=7.0)
     s.say(
         "Marcou duas em vez de uma: a fatura que vence em 07/02 completa exatamente 30 dias "
         "em 09/03, então não deveria entrar. O teste roda às 22:30 de 09/03 em São Paulo, que "
@@ -232,6 +232,15 @@ Finished in 38.7 seconds (files took 2.9 seconds to load)
 
 
 GOLD = {
+    "covers": [
+        "Brazilian Portuguese",
+        "rule in the first prompt (no ActiveRecord callbacks)",
+        "AskUserQuestion with two free-text answers that are rules",
+        "decision with its why (in_batches.update_all)",
+        "rspec failure behind `| tail` then pass (Date.today vs Date.current)",
+        "Redis password in tool output",
+        "todo and open question in the wrap-up",
+    ],
     "language": "pt",
     "empty": False,
     "items": [

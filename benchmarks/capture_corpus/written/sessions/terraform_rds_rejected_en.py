@@ -46,7 +46,7 @@ def build() -> Session:
     s.read("infra/envs/staging/rds.tf", MAIN)
     s.say("Two attribute changes in `infra/envs/staging/rds.tf`. Let me get a baseline plan first "
           "so the diff only shows what we change.")
-    s.bash("terraform -chdir=infra/envs/staging plan -out=tfplan 2>&1 | tail -12", """\
+    s.bash("terraform -chdir=infra/envs/staging plan -out=tfplan", """\
 ╷
 │ Error: No valid credential sources found
 │
@@ -135,9 +135,12 @@ To perform exactly these actions, run the following command to apply:
     )
     s.say(
         "Got it — no applies from here; Atlantis applies from the PR. The plan above is what it "
-        "should show.\n\nProd has the same module with `db.t3.medium` as well; to keep the "
-        "environments consistent I could mirror the Performance Insights setting there:"
+        "should show."
     )
+    s.read("infra/envs/prod/rds.tf", MAIN.replace("helios-staging", "helios-prod")
+           .replace("multi_az               = false", "multi_az               = true"))
+    s.say("Prod uses the same module (multi-AZ, also without Performance Insights). To keep the "
+          "environments consistent I could mirror the Performance Insights setting there:")
     s.edit_rejected("infra/envs/prod/rds.tf", '''  apply_immediately      = false
 ''', '''  apply_immediately      = false
 
@@ -172,6 +175,15 @@ remote:      https://github.com/helios-eng/infra-live/pull/new/staging-rds-large
 
 
 GOLD = {
+    "covers": [
+        "terraform apply rejected with a reason (= rule)",
+        "Edit rejected and interrupted, then a rule (CAB for prod)",
+        "ExpiredToken from stale AWS_* env vars, fixed with `env -u … AWS_PROFILE=…`",
+        "AWS access key, secret key and session token in tool output",
+        "decision with its why (apply_immediately)",
+        "terraform fmt failing (exit 3) then passing",
+        "todo and open question",
+    ],
     "language": "en",
     "empty": False,
     "items": [
