@@ -200,7 +200,7 @@ GOLD = {
     "empty": False,
     "items": [
         {"id": "c1", "type": "constraint", "types": ["constraint", "preference"],
-         "match": [["секрет", "secret"], ["ExternalSecret"]],
+         "match": [["values"], ["ExternalSecret", "Vault"]],
          "note": "В values никаких секретов, только через ExternalSecrets из Vault."},
         {"id": "c2", "type": "constraint", "types": ["constraint", "preference"],
          "match": [["limit"], ["OOM"]],
