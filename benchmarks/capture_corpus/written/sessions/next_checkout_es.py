@@ -150,8 +150,8 @@ export function ResumenPedido({ pedido }: Props) {
     )
     s.think(
         "Right, the client-only approach causes a layout shift. Revert it. The real fix is to "
-        "make server and client compute the same string: pin the timezone instead of depending "
-        "on the environment. Check where they ship to."
+        "make server and client compute the same string, with the timezone pinned so the "
+        "environment no longer matters. Check where they ship to."
     )
     s.say("Tienes razón, el parpadeo es peor que el warning. Deshago el `useEffect`.")
     s.edit("app/checkout/ResumenPedido.tsx",
