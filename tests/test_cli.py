@@ -255,3 +255,11 @@ def test_demo_runs_on_a_temporary_store_with_the_bundled_model(cli_env):
     assert not Path(report["store"]).exists()
     human = run_cli(env, "demo", check=True).stdout
     assert "demo store" in human and "your own store" in human
+
+
+def test_an_export_file_is_private_to_its_owner(cli_env, tmp_path):
+    run_cli(cli_env, "add", "Deploys need a green CI run", check=True)
+    target = tmp_path / "backup.json"
+    run_cli(cli_env, "export", "-o", str(target), check=True)
+    assert (target.stat().st_mode & 0o777) == 0o600
+    assert "green CI run" in target.read_text()

@@ -501,3 +501,16 @@ def test_a_configured_summariser_rewrites_the_digest(env, project_dir, transcrip
 def test_hook_help_goes_through_the_cli(env):
     proc = run_cli(env, "hook", "--help")
     assert proc.returncode == 0 and "UserPromptSubmit" in proc.stdout
+
+
+def test_a_failed_command_is_recorded_with_its_session_and_opens_no_store(env, project_dir):
+    data = payload("post_tool_use_bash.json", project_dir, hook_event_name="PostToolUseFailure",
+                   tool_use_id="toolu_01FAIL", is_interrupt=False,
+                   error="Exit code 1\nE   KeyError: 'charge'\n1 failed")
+    data.pop("tool_response", None)
+    assert hook(env, "PostToolUseFailure", data) is None
+    state = json.loads((Path(env["ENGRAM_HOME"]) / "sessions" / f"{SESSION}.json").read_text())
+    assert state["failures"]["toolu_01FAIL"]["error"].startswith("Exit code 1")
+    assert not (Path(env["ENGRAM_HOME"]) / "memory.db").exists()
+    assert verified_commands(env) == []  # a failure is never a verified command
+    assert hooks_log(env) == []

@@ -119,6 +119,10 @@ POISON = {
     "array_meta": ("Deploys keep an array meta", {"meta": "[1, 2, 3]"}),
     "legacy_type": ("Deploys were once a legacy kind", {"type": "legacy_kind"}),
     "naive_time": ("Deploys were confirmed naively", {"meta": '{"confirmed_at": "2026-01-01"}'}),
+    # JSON that json itself cannot read: nested past its recursion limit, cut short, huge
+    "unreadable_meta": ("Deploys carry an unreadable meta",
+                        {"meta": "[" * 50_000 + "]" * 50_000, "files": '["a.py", '}),
+    "huge_number_meta": ("Deploys count in huge numbers", {"meta": '{"n": ' + "9" * 5000 + "}"}),
 }
 MARKUP = "Deploy binaries to [/usr/local/bin] and mark failures [red]RED[/red] :warning:"
 
@@ -249,6 +253,9 @@ def test_poisoned_rows_read_through_the_python_api(db, poisoned):
         assert listed[poisoned["surrogates"]].meta == {"note": "x\ufffd"}
         assert listed[poisoned["nan_meta"]].meta == {"score": None, "top": None}
         assert UNREADABLE_META in listed[poisoned["array_meta"]].meta
+        assert UNREADABLE_META in listed[poisoned["unreadable_meta"]].meta
+        assert listed[poisoned["unreadable_meta"]].files == ()  # a cut-short list reads empty
+        assert UNREADABLE_META in listed[poisoned["huge_number_meta"]].meta
         assert listed[poisoned["legacy_type"]].to_dict()["layer"] == "semantic"
         for memory in listed.values():
             strict_json(json.dumps(memory.to_dict(), ensure_ascii=False, allow_nan=False))
@@ -259,8 +266,10 @@ def test_poisoned_rows_read_through_the_python_api(db, poisoned):
             assert text.encode("utf-8")  # serialisable, no lone surrogate left
         exported = strict_json(service.export("json"))
         assert {r["id"] for r in exported} == set(poisoned.values())
-        pack = service.context(project=None, task="deploys", budget=4000)
-        assert poisoned["deep_meta"] in pack.memory_ids
+        for name in ("deep_meta", "unreadable_meta", "surrogates", "nan_meta"):
+            content = POISON[name][0]
+            pack = service.context(project=None, task=content, budget=4000)
+            assert poisoned[name] in pack.memory_ids
         # a poisoned memory can still be edited: its unreadable meta is what gets kept
         edited = service.update(poisoned["deep_meta"], importance=0.9)
         assert edited.meta == deep.meta
@@ -297,9 +306,7 @@ def test_store_decoders_survive_what_json_cannot_read():
     ("list",), ("--json", "list"), ("search", "deploys", "-k", "20"),
     ("--json", "search", "deploys", "-k", "20"), ("export",), ("export", "--format", "jsonl"),
     ("export", "--format", "markdown"), ("export", "--format", "claude-md"),
-    pytest.param(("stats",), marks=pytest.mark.xfail(strict=True, reason=(
-        "engram/lifecycle/health.py runs json_extract over every meta: SQLite calls a meta "
-        "holding NaN (or nested past its JSON depth) malformed; guard with json_valid(meta)"))),
+    ("stats",),
 ])
 def test_poisoned_rows_never_break_a_cli_read(env, db, poisoned, args):
     out = ok(cli(env, db, *args))

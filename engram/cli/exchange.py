@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..config import write_private
 from ..errors import ValidationError
 from ..exchange import FORMATS, parse
 from .common import console, emit_json, handle_errors, json_option, open_service, wants_json
@@ -52,7 +53,7 @@ def export(fmt: str, output: str | None, project: str | None, as_json: bool) -> 
     text = open_service().export(fmt, project=project)
     if output:
         try:
-            Path(output).write_text(text, encoding="utf-8")
+            write_private(output, text)  # an export holds every memory: owner-only
         except OSError as exc:
             raise ValidationError(
                 "output", f"cannot write {output}: {exc.strerror or exc}"

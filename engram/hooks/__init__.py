@@ -8,8 +8,8 @@ fast path and worker.py for the warm process the hooks talk to).
 from __future__ import annotations
 
 EVENTS = (
-    "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact",
-    "SessionEnd",
+    "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop",
+    "SubagentStop", "PreCompact", "SessionEnd",
 )
 
 

@@ -49,14 +49,31 @@ def handle(
 
 
 def handle_in_process(request: dict[str, Any]) -> dict[str, Any] | None:
+    """Answer in this process, then do the bookkeeping the answer does not depend on.
+
+    The answer is computed first and kept: a bookkeeping write (access statistics, the
+    recall audit, a capture) that meets a store another process holds locked is logged
+    and dropped, instead of taking the injected context down with it.
+    """
     import engram
+
+    from .state import log_line
 
     if request.get("event") in STORELESS_EVENTS:
         return handle(None, request)
     fast = request.get("event") in FAST_EVENTS
     service = engram.open(embedder="none" if fast else None)
+    after: list[Callable[[], Any]] = []
+    service.defer = after.append
     try:
-        return handle(service, request)
+        output = handle(service, request, after)
+        for job in after:
+            try:
+                job()
+            except Exception as exc:  # noqa: BLE001 - bookkeeping never costs the answer
+                log_line(f"{request.get('event')} after-reply job skipped: "
+                         f"{type(exc).__name__}: {exc}")
+        return output
     finally:
         service.close()
 

@@ -33,6 +33,7 @@ DEADLINES = {
     "SessionStart": 8.0,
     "UserPromptSubmit": 3.0,
     "PostToolUse": 8.0,
+    "PostToolUseFailure": 5.0,
     "Stop": 20.0,
     "SubagentStop": 20.0,
     "PreCompact": 20.0,
@@ -145,6 +146,11 @@ def dispatch(
         raise ValueError(f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
     if not _worth_handling(event, payload):
         return None
+    if event == "PostToolUseFailure":
+        from .summary import record_failure
+
+        record_failure(payload)  # the session's state file only: no store, no worker
+        return None
     from ..config import load_config
     from . import client
     from .state import project_for
@@ -192,4 +198,6 @@ def _worth_handling(event: str, payload: dict[str, Any]) -> bool:
         return False
     if event in ("Stop", "PreCompact", "SessionEnd"):
         return isinstance(payload.get("transcript_path"), str)
+    if event == "PostToolUseFailure":
+        return payload.get("tool_name") == "Bash"  # what capture reads failures from
     return True

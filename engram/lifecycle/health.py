@@ -13,6 +13,12 @@ from . import policy, storage, upkeep
 if TYPE_CHECKING:
     from ..service import Engram
 
+# A meta SQLite's JSON functions refuse (NaN, nested past their depth: written by hand or by
+# an older version) reads as empty here instead of failing every `stats`.
+_READABLE_META = (
+    "SELECT *, CASE WHEN json_valid(meta) THEN meta ELSE '{}' END AS m FROM memories"
+)
+
 
 def _layer_counts(service: Engram, now: datetime, floor: float) -> dict[str, Any]:
     """Layers, decay buckets and flags of active memories, counted inside SQLite.
@@ -36,12 +42,12 @@ def _layer_counts(service: Engram, now: datetime, floor: float) -> dict[str, Any
                 CASE type {half_life} ELSE NULL END * (0.5 + importance) AS h,
                 julianday(?) - julianday(MAX(COALESCE(event_at, created_at),
                     COALESCE(last_accessed_at, ''),
-                    COALESCE(json_extract(meta, '$.confirmed_at'), ''))) AS idle,
-                json_extract(meta, '$.stale') IS NOT NULL AS stale,
-                json_extract(meta, '$.consolidated_from') IS NOT NULL AS merged,
+                    COALESCE(json_extract(m, '$.confirmed_at'), ''))) AS idle,
+                json_extract(m, '$.stale') IS NOT NULL AS stale,
+                json_extract(m, '$.consolidated_from') IS NOT NULL AS merged,
                 (pinned OR type IN ({protected_types}) OR importance >= ?
-                 OR json_extract(meta, '$.archived_by') IS NOT NULL) AS protected
-            FROM memories WHERE status = 'active'
+                 OR json_extract(m, '$.archived_by') IS NOT NULL) AS protected
+            FROM ({_READABLE_META} WHERE status = 'active')
         )
         SELECT type,
             CASE WHEN h IS NULL THEN NULL {cases} ELSE '{policy.decay_bucket(0.0, floor)}' END,
@@ -75,10 +81,10 @@ def summary(service: Engram) -> dict[str, Any]:
     store = service.store
     with store._lock:
         archived_by = dict(store._db.execute(
-            "SELECT COALESCE(json_extract(meta, '$.archived_by'),"
-            " CASE WHEN json_extract(meta, '$.consolidated_into') IS NOT NULL"
+            "SELECT COALESCE(json_extract(m, '$.archived_by'),"
+            " CASE WHEN json_extract(m, '$.consolidated_into') IS NOT NULL"
             " THEN 'consolidation' ELSE 'hand' END), COUNT(*)"
-            " FROM memories WHERE status = 'archived' GROUP BY 1"
+            f" FROM ({_READABLE_META} WHERE status = 'archived') GROUP BY 1"
         ).fetchall())
     last = storage.last_run(store)
     upkeep_info: dict[str, Any] = {

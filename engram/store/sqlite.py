@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import engram_home, private_dir, tighten
 from ..errors import StoreError, StoreUnavailableError
-from ..model import Memory, from_iso, stored_memory, to_iso
+from ..model import Memory, from_iso, stored_memory, stored_meta, stored_strings, to_iso
 from ..text import fts_query
 from .base import Candidate, Filters
 from .connection import connect
@@ -49,16 +49,12 @@ _COLUMNS = (
 )
 
 
-def _strings(text: str) -> tuple[str, ...]:
-    return () if text == "[]" else tuple(json.loads(text))
-
-
 def _row_to_memory(row: tuple) -> Memory:
     """`_COLUMNS` are Memory's fields in order; only the JSON, flag and times convert."""
     return stored_memory((
         *row[:4],
-        _strings(row[4]),
-        _strings(row[5]),
+        stored_strings(row[4]),
+        stored_strings(row[5]),
         *row[6:11],
         bool(row[11]),
         *row[12:15],
@@ -68,7 +64,7 @@ def _row_to_memory(row: tuple) -> Memory:
         from_iso(row[18]),
         row[19],
         from_iso(row[20]),
-        {} if row[21] == "{}" else json.loads(row[21]),
+        stored_meta(row[21]),
     ))
 
 
