@@ -104,6 +104,9 @@ def test_setup_merges_into_existing_config_and_keeps_everything(env, home):
     assert ours["matcher"] == "Bash|Write|Edit|MultiEdit"
     assert ours["hooks"] == [{"type": "command", "command": f"{ENGRAM} hook PostToolUse",
                               "timeout": 15}]
+    [failure] = settings["hooks"]["PostToolUseFailure"]
+    assert failure["matcher"] == "Bash"
+    assert failure["hooks"][0]["command"] == f"{ENGRAM} hook PostToolUseFailure"
     for event in ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"):
         [group] = settings["hooks"][event]
         [entry] = group["hooks"]

@@ -26,6 +26,10 @@ HOOK_EVENTS: tuple[tuple[str, str | None, int], ...] = (
     ("SessionStart", None, 15),
     ("UserPromptSubmit", None, 10),
     ("PostToolUse", "Bash|Write|Edit|MultiEdit", 15),
+    # Failures as they happen: a command that failed is never verified, and capture reads
+    # the error even before the transcript has it. SubagentStop is not registered: a
+    # subagent's work reaches the parent's transcript as a tool result, captured there.
+    ("PostToolUseFailure", "Bash", 10),
     ("Stop", None, 30),
     ("PreCompact", None, 30),
     ("SessionEnd", None, 30),
