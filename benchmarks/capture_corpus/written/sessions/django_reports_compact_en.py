@@ -310,8 +310,8 @@ HINT:  Create a unique index with no WHERE clause on one or more columns of the 
 CREATE UNIQUE INDEX reports_monthly_revenue_mv_month_region
     ON reports_monthly_revenue_mv (month, region);
 """''')
-    s.bash("DJANGO_SETTINGS_MODULE=config.settings.local python manage.py migrate reports 2>&1 | tail -3 && DJANGO_SETTINGS_MODULE=config.settings.local python manage.py dbshell -- -c 'REFRESH MATERIALIZED VIEW CONCURRENTLY reports_monthly_revenue_mv;'",
-           "Running migrations:\n  Applying reports.0004_monthly_revenue_mv... OK\nREFRESH MATERIALIZED VIEW",
+    s.bash("DJANGO_SETTINGS_MODULE=config.settings.local python manage.py migrate reports && DJANGO_SETTINGS_MODULE=config.settings.local python manage.py dbshell -- -c 'REFRESH MATERIALIZED VIEW CONCURRENTLY reports_monthly_revenue_mv;' 2>&1 | tail -5",
+           "Operations to perform:\n  Apply all migrations: reports\nRunning migrations:\n  Applying reports.0004_monthly_revenue_mv... OK\nREFRESH MATERIALIZED VIEW",
            desc="Re-apply and refresh", secs=16.0)
     s.bash("DJANGO_SETTINGS_MODULE=config.settings.local python manage.py shell -c \"import time; from django.test import Client; from django.contrib.auth import get_user_model; c = Client(); c.force_login(get_user_model().objects.get(username='priya')); t = time.perf_counter(); r = c.get('/reports/monthly-revenue/?year=2025'); print(r.status_code, round(time.perf_counter() - t, 2))\"",
            "200 0.12", desc="Time the report again", secs=4.0)
@@ -520,6 +520,8 @@ GOLD = {
          "command": "ruff check reports conftest.py && python manage.py makemigrations --check --dry-run"},
         {"id": "v4", "type": "verified_command", "required": False,
          "command": "DJANGO_SETTINGS_MODULE=config.settings.test pytest reports -q --create-db"},
+        {"id": "v7", "type": "verified_command", "required": False,
+         "command": "DJANGO_SETTINGS_MODULE=config.settings.local python manage.py migrate reports && DJANGO_SETTINGS_MODULE=config.settings.local python manage.py dbshell -- -c 'REFRESH MATERIALIZED VIEW CONCURRENTLY reports_monthly_revenue_mv;'"},
         {"id": "v6", "type": "verified_command", "required": False,
          "command": "DJANGO_SETTINGS_MODULE=config.settings.local python manage.py migrate reports"},
         {"id": "v5", "type": "verified_command", "required": False,

@@ -195,7 +195,7 @@ GOLD = {
          "match": [["client_max_body_size"], ["25", "26m"]],
          "note": "Uploads over 10 MB got nginx's 413: client_max_body_size was 10m while the API "
                  "and help center allow 25 MB; nginx now allows 26m."},
-        {"id": "b2", "type": "bug_note",
+        {"id": "b2", "type": "bug_note", "types": ["bug_note", "decision"],
          "match": [["LIMIT_FILE_SIZE", "MulterError"], ["413", "500"]],
          "note": "multer's LIMIT_FILE_SIZE error fell through to a 500; the error handler maps it "
                  "to 413 {error: file_too_large, max_mb}."},

@@ -324,9 +324,14 @@ GOLD = {
          "note": "Never push the sender's timeout past 5 seconds: the sender pool is shared with "
                  "the billing worker and slow merchants would starve it."},
         {"id": "b1", "type": "bug_note", "types": ["bug_note", "failed_attempt"],
-         "match": [["timeout", "timed out"], ["dup", "twice", "same webhook", "same event"]],
+         "match": [["dup", "twice", "same webhook", "same event", "retr"],
+                   ["timeout", "timed out", "idempotency"]],
          "note": "Merchants got duplicate webhooks: send() retried after a 2s read timeout "
                  "with nothing stable in the headers; fixed with a per-event idempotency key."},
+        {"id": "x1", "type": "project_fact", "types": ["project_fact", "bug_note"], "required": False,
+         "match": [["test_fanout_sends_signed_headers", "pins"], ["header"]],
+         "note": "test_fanout_sends_signed_headers pins the exact set of relay-* headers; a new "
+                 "header means updating its expectation."},
         {"id": "t1", "type": "todo", "types": ["todo", "open_question"],
          "match": [["4xx"], ["requeue"]],
          "note": "The batch requeue (app/delivery/requeue.py) resends 4xx responses such as 410 "

@@ -396,10 +396,13 @@ GOLD = {
          "match": [["Auffüll"], ["Goroutine", "Ticker"]],
          "note": "Token-Bucket pro Mandant mit Auffüllung beim Zugriff statt eines Tickers pro "
                  "Mandant, weil das tausende untätige Goroutinen wären."},
-        {"id": "f1", "type": "failed_attempt", "types": ["failed_attempt", "bug_note"],
+        {"id": "f1", "type": "failed_attempt", "types": ["failed_attempt", "bug_note", "decision"],
          "match": [["sync.Map"], ["race", "Mutex"]],
          "note": "sync.Map schützte die Bucket-Felder nicht (DATA RACE, 117 statt 100 erlaubt) "
                  "und passt nicht, weil jeder Allow schreibt; ersetzt durch Map + Mutex."},
+        {"id": "b1", "type": "bug_note", "required": False,
+         "match": [["Config", "config.go"], ["RateLimitPerMinute", "GATEWAY_RATELIMIT", "100/min"]],
+         "note": "Config kannte RateLimitPerMinute/RateLimitBurst nicht; sie kommen aus der Umgebung."},
         {"id": "x1", "type": "project_fact", "required": False,
          "match": [["GATEWAY_RATELIMIT_PER_MINUTE", "GATEWAY_RATELIMIT_BURST"]],
          "note": "Das Limit ist über GATEWAY_RATELIMIT_PER_MINUTE / GATEWAY_RATELIMIT_BURST "

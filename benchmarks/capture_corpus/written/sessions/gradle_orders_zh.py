@@ -419,7 +419,7 @@ GOLD = {
         {"id": "c3", "type": "constraint", "types": ["constraint", "preference", "failed_attempt"],
          "match": [["Docker"], ["CI"]],
          "note": "CI 上没有 Docker（共享 runner 不让跑容器），测试不能用 Testcontainers。"},
-        {"id": "f1", "type": "failed_attempt",
+        {"id": "f1", "type": "failed_attempt", "types": ["failed_attempt", "decision", "bug_note"],
          "match": [["Testcontainers"], ["EmbeddedKafka", "Docker"]],
          "note": "Testcontainers 起 Kafka 的集成测试因为没有 Docker 失败，改用 @EmbeddedKafka。"},
         {"id": "d1", "type": "decision",

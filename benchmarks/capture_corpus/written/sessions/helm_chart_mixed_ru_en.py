@@ -213,7 +213,7 @@ GOLD = {
          "match": [["512Mi"], ["bytes", "unit", "kubeconform"]],
          "note": "memory: 512 without a unit is 512 bytes and fails the quantity schema; use 512Mi."},
         {"id": "c3", "type": "constraint", "types": ["constraint", "preference", "failed_attempt"],
-         "match": [["cluster", "кластер"], ["CI", "VPN"]],
+         "match": [["cluster", "кластер", "dry run"], ["CI", "VPN"]],
          "note": "Кластер только через VPN; don't bother with the cluster, CI does the server-side dry run."},
         {"id": "t1", "type": "todo", "types": ["todo", "open_question"],
          "match": [["Vault"], ["kv/api/database"]],

@@ -343,8 +343,8 @@ GOLD = {
          "match": [["hydration", "hidrat"], ["UTC"]],
          "note": "Hydration mismatch nocturno en ResumenPedido: servidor en UTC, navegador en "
                  "hora local, entre 23:00 y 00:00 UTC salía otro día."},
-        {"id": "b2", "type": "bug_note", "required": False,
-         "match": [["envio"], ["recogida", "undefined"]],
+        {"id": "b2", "type": "bug_note", "types": ["bug_note", "decision"], "required": False,
+         "match": [["envio", "envío"], ["recogida", "undefined", "fecha de entrega"]],
          "note": "pedido.envio es opcional (recogida en tienda): sin envío no se muestra la "
                  "línea de entrega (TS18048)."},
         {"id": "t1", "type": "todo",

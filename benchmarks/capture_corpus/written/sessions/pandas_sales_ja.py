@@ -235,8 +235,8 @@ GOLD = {
         {"id": "b2", "type": "bug_note", "types": ["bug_note", "decision"],
          "match": [["¥"], ["amount", "金額"]],
          "note": "新形式の amount は \"¥1,280\" のような文字列。¥ とカンマを除いて数値化する。"},
-        {"id": "f1", "type": "failed_attempt",
-         "match": [["coerce"], ["NaN"]],
+        {"id": "f1", "type": "failed_attempt", "types": ["failed_attempt", "decision"],
+         "match": [["NaN"], ["coerce", "ValueError"]],
          "note": "to_numeric(errors=\"coerce\") は数値でない金額を黙って NaN にして売上が減るのでやめ、"
                  "ValueError で止める。"},
         {"id": "d2", "type": "decision",

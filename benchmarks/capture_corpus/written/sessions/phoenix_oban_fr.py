@@ -376,8 +376,8 @@ GOLD = {
          "note": "La garantie vient de la base (index unique relances(facture_id, niveau), "
                  "enregistrement avant le mail), car `unique:` d'Oban n'empêche pas le rejeu du "
                  "même job."},
-        {"id": "b2", "type": "bug_note", "types": ["bug_note", "failed_attempt"],
-         "match": [["migration"], ["23505", "duplicated", "doublons existants"]],
+        {"id": "b2", "type": "bug_note", "types": ["bug_note", "failed_attempt", "decision"],
+         "match": [["migration"], ["23505", "duplicated", "doublons"]],
          "note": "La migration échouait (23505) sur les doublons déjà en base ; elle les "
                  "supprime d'abord en gardant le premier envoi."},
         {"id": "b3", "type": "bug_note",

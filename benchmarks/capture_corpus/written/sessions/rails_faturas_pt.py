@@ -245,7 +245,7 @@ GOLD = {
     "empty": False,
     "items": [
         {"id": "c1", "type": "constraint", "types": ["constraint", "preference"],
-         "match": [["callback"], ["service"]],
+         "match": [["callback"], ["ActiveRecord", "service"]],
          "note": "Não usar callbacks do ActiveRecord para regra de negócio de cobrança; usar um "
                  "service object em app/services."},
         {"id": "p1", "type": "preference", "types": ["preference", "constraint", "decision"],
@@ -260,7 +260,7 @@ GOLD = {
          "note": "O service atualiza em lotes (in_batches.update_all) com FaturaEvento via "
                  "insert_all, porque salvar 180 mil faturas uma a uma levaria minutos e "
                  "dispararia callbacks."},
-        {"id": "b1", "type": "bug_note",
+        {"id": "b1", "type": "bug_note", "types": ["bug_note", "decision"],
          "match": [["Date.today"], ["Date.current"]],
          "note": "Fatura.vencidas_ha usava Date.today, que ignora o Time.zone do Rails (servidor "
                  "em UTC): contava um dia a mais à noite; corrigido com Date.current."},

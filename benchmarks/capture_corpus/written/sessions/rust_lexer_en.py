@@ -334,8 +334,8 @@ GOLD = {
          "match": [["InvalidEscape"], ["typo", "silently"]],
          "note": "Unknown escapes like \\q are an InvalidEscape error with the column, because "
                  "passing them through would make a typo silently match nothing."},
-        {"id": "b2", "type": "bug_note", "required": False,
-         "match": [["E0499", "borrow"], ["while let"]],
+        {"id": "b2", "type": "bug_note", "types": ["bug_note", "decision"], "required": False,
+         "match": [["E0499", "borrow", "mutabl"], ["while let"]],
          "note": "Pulling the escaped char inside `for ... in self.chars.by_ref()` is a double "
                  "mutable borrow; a `while let` loop fixes it."},
         {"id": "t1", "type": "todo",
