@@ -766,9 +766,18 @@ class _Extractor:
                     todo.get("status") != "completed"
                 ):
                     items.append(("todo", todo["content"], last_list.at))
-        closing = next((t.closing() for t in reversed(turns) if t.closing() is not None), None)
-        if closing is not None:
-            items += [(kind, text, closing.at) for kind, text in _open_items(closing.text)]
+        # What the last working turn left open, and what any talk after it added.
+        last_work = max((i for i, t in enumerate(turns) if t.worked), default=0)
+        for turn in turns[last_work:]:
+            closing = turn.closing()
+            if closing is not None:
+                items += [(kind, text, closing.at) for kind, text in _open_items(closing.text)]
+        prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
+        if prompts:  # the user's last words naming work for later
+            last = prompts[-1]
+            items += [("todo", s, last.at) for s in lexicon.sentences(last.text)
+                      if lexicon.LATER_WORK_RE.search(s) and len(s) >= 20
+                      and not s.endswith(("?", "？")) and rule_type(s) is None]
         for turn in turns:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt":

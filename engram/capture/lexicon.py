@@ -208,6 +208,15 @@ UNDECIDED_RE = re.compile(_words(
     r"decidir (en|con el) equipo", r"decidan", r"a decidir", r"decidir com o time",
     r"vocês decidem", r"由你们决定", r"团队决定", r"待定", r"チームで(決め|判断)", r"ご判断",
 ), re.IGNORECASE)
+# Work a person names for later in their last words: "we'll need to", "il faudrait".
+LATER_WORK_RE = re.compile(_words(
+    r"\bwe('ll| will) (need|have) to\b", r"\bwe (should|need to|still need to)\b",
+    r"\bsomeone (should|needs to)\b", r"\bit would be (good|nice) to\b",
+    r"нужно будет", r"надо будет", r"стоит (потом|ещё)", r"wir (sollten|müssen noch)",
+    r"il faudrait", r"on devrait", r"il faudra", r"habría que", r"deberíamos", r"hay que",
+    r"a gente (precisa|deveria)", r"precisamos", r"deveríamos", r"(还|以后)?需要", r"应该",
+    r"必要がある", r"したほうがいい",
+), re.IGNORECASE)
 # A request to leave something for later: a todo in the user's own words.
 DEFER_RE = re.compile(_words(
     r"\bleave (it|that|this|the \w+( \w+)?) (for|to) (later|another|a separate|a follow|the next|"
@@ -295,7 +304,9 @@ STILL_OPEN_RE = re.compile(_words(
     r"\bwe should (also|still|eventually)\b", r"\bworth (adding|doing|looking)\b",
     r"\btodo\b", r"\bnever (removed|cleaned|deleted|expired)\b", r"\bnext step\b",
     r"\bfixme\b", r"\bnext time\b", r"\bpending\b", r"\bremaining\b",
-    r"\bremain(s)? (open|flaky|skipped|broken|failing|unfixed)\b",
+    r"\bremain(s)? (open|flaky|skipped|broken|failing|unfixed)\b", r"\bawaiting\b",
+    r"\bwaiting (for|on)\b", r"\bpending (confirmation|review|approval)\b", r"aguarda",
+    r"en attente", r"wartet auf", r"ожида", r"esperando",
     r"ещё не", r"еще не", r"осталось", r"потом", r"позже", r"noch nicht", r"später", r"offen",
     r"pas encore", r"plus tard", r"reste à", r"todavía no", r"aún no", r"más tarde", r"pendiente",
     r"ainda não", r"mais tarde", r"pendente", r"还没", r"尚未", r"以后再", r"待(办|处理|定|修)",
@@ -305,8 +316,9 @@ STILL_OPEN_RE = re.compile(_words(
 ), re.IGNORECASE)
 # A question that offers help is not an open question about the project.
 OFFER_RE = re.compile(
-    r"\b(would you like|do you want|want me to|shall i|should i|let me know|can i help|"
-    r"anything else|i can also|if you('d)? like)\b|хотите|нужно ли мне|möchtest du|soll ich|"
+    r"\b(would you like|(do you )?want me to|shall i|should i|let me know|can i help|"
+    r"anything else|i can also|if you('d)? like|happy to)\b|хотите|нужно ли мне|möchtest du|"
+    r"soll ich|"
     r"voulez-vous|souhaitez-vous|veux-tu|quieres que|desea que|quer que|deseja que|需要我|要不要我|"
     r"しましょうか|しますか",
     re.IGNORECASE,
