@@ -31,7 +31,8 @@ _LASTING = _words(
     # de
     r"\bimmer\b", r"\bniemals\b", r"\bnie\b", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
     r"\bkünftig\b", r"\bin zukunft\b", r"\bgrundsätzlich\b", r"\bjedes mal\b",
-    r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b",
+    r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b", r"\bacá\b", r"\baquí\b",
+    r"\baqui\b",
     # fr
     r"\btoujours\b", r"\bjamais\b", r"\bdésormais\b", r"\bdorénavant\b",
     r"\bà partir de maintenant\b", r"\bà l'avenir\b", r"\bchaque fois\b",
@@ -85,14 +86,15 @@ _OBLIGATION = _words(
 EMPHASIS_RE = re.compile(
     r"\b(important(ly)?|note that|keep in mind|remember( that)?|heads up|crucial|critical|"
     r"rules?|house rules?|conventions?)\b|правил|\bregeln?\b|\brègles?\b|\breglas?\b|"
-    r"\bregras?\b|规矩|规则|规定|ルール|決まり|"
+    r"\bregras?\b|规矩|规则|规定|ルール|決まり|\bacordate\b|\brecord[áa]\b|\brecuerda\b|"
+    r"\blembr[ae]\b|n'oublie pas|\bdenk dran\b|помни|не забывай|覚えて|记住|"
     r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
     r"\batenção\b|重要|注意|大事|必ず",
     re.IGNORECASE,
 )
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
-    r"(^|[:;,]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
+    r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
     r"e|mas|и|но)\s+)(no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)\s+\w+|"
     r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",
@@ -117,7 +119,7 @@ NOT_A_RULE_RE = re.compile(
     r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|need"
     r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
     r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
-    r"them|yet)\b|\bjust (explain|tell|show|look)\b|\b(don't|do not) stop\b",
+    r"them|yet)\b|\bjust (explain|tell|show|look)\b",
     re.IGNORECASE,
 )
 
@@ -155,7 +157,8 @@ CAUSE_RE = re.compile(_words(
     r"\bbecause\b", r", so\b", r"^so\b", r"\bhence\b", r"\btherefore\b", r"\bwhich is why\b",
     r"так что", r"поэтому", r"\balso\b,", r"\bdaher\b", r"\bdeswegen\b", r"\bdonc\b",
     r"\bc'est pourquoi\b", r"\bpor eso\b", r"\bpor lo que\b", r"\bpor isso\b", r"\bentão\b",
-    r"所以", r"因此", r"なので", r"だから",
+    r"所以", r"因此", r"なので", r"だから", r"así que", r"\bentonces\b", r"de modo que",
+    r"\bassim\b", r"\bportanto\b", r"\balors\b", r"du coup", r"\bsomit\b", r"значит",
     r"\bsince\b", r"\bas (it|the|we|this|they)\b.+\b(is|are|was|does|doesn't"
     r"|can't|won't|needs?)\b", r"\bthat's why\b", r"\bthe (problem|issue|cause|root cause|reason) "
     r"(is|was)\b", r"\bdue to\b", r"\bgiven that\b",
@@ -288,6 +291,7 @@ OPEN_HEADING_RE = re.compile(_words(
     r"still open", r"\bopen\b", r"unresolved", r"not (yet )?(addressed|fixed|covered|handled)",
     r"what'?s missing", r"missing", r"was noch fehlt", r"noch offen", r"fehlt noch",
     r"ещё не сделано", r"не сделано", r"reste", r"falta", r"ainda falta", r"还差", r"未解決",
+    r"\bqueda(n)?\b", r"\bfica(m)?\b", r"à voir", r"por ver", r"para ver",
     r"next steps?", r"follow[- ]?ups?", r"remaining", r"still to do", r"to ?do", r"not (yet )?done",
     r"left to do", r"what'?s left", r"pending", r"open (questions?|issues?|items?)",
     r"known (issues|limitations)", r"limitations", r"caveats?", r"out of scope", r"future work",

@@ -30,7 +30,8 @@ MAX_TEXT_CHARS = 20_000
 INTERRUPT_RE = re.compile(r"^\[Request interrupted by user[^\]]*\]")
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 _REJECT_FEEDBACK_RE = re.compile(
-    r"the user said:\s*(.+?)\s*(?:\n\s*Note: The user's next message.*)?\Z",
+    r"(?:the user said:|the following reason for the rejection:)\s*(.+?)\s*"
+    r"(?:\n\s*Note: The user's next message.*)?\Z",
     re.DOTALL | re.IGNORECASE,
 )
 # User-role text that Claude Code or a hook wrote, not the person.

@@ -44,6 +44,8 @@ _VERIFIABLE = [
     r"(python\d*(\.\d+)?\s+-m\s+)?(pytest|unittest|tox|nox|mypy|pyright|ruff|black|isort|flake8|pylint|coverage|build|pip\s+install\s+-e)\b",
     r"(uv|poetry|pdm|hatch|pipenv|rye)\s+(run|build|sync|install)\b",
     r"(npm|pnpm|yarn|bun)\s+(test|t|run|build|ci|install|i|exec|lint|typecheck|start|dev)\b",
+    r"(pnpm|yarn|bun|bunx)\s+(dlx\s+)?(vitest|jest|tsc|eslint|prettier|playwright|biome|mocha|"
+    r"turbo|nx|vite|next|astro|svelte-check|vue-tsc)\b",
     r"npx\s+\S+",
     r"(node|deno|tsx|ts-node)\s+\S+",
     r"(tsc|eslint|prettier|jest|vitest|mocha|playwright|biome|webpack|vite)\b",
@@ -55,7 +57,8 @@ _VERIFIABLE = [
     r"(dotnet)\s+(build|test|run|format)\b",
     r"(bundle\s+exec\s+)?(rspec|rake|rubocop|rails\s+test)\b",
     r"(mix)\s+(test|compile|format|credo)\b",
-    r"(phpunit|composer\s+(test|install)|vendor/bin/\S+)\b",
+    r"(phpunit|composer\s+(test|install)|(\./)?vendor/bin/\S+|php\s+artisan\s+(test|migrate|"
+    r"pint|dusk))\b",
     r"(swift)\s+(build|test)\b",
     r"(docker|podman)\s+(build|compose\s+(build|up))\b",
     r"(docker-compose)\s+(build|up)\b",
