@@ -6,10 +6,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from .routes import Id, Limit, Offset, Project, Service
+from .errors import responses
+from .routes import CHANGE, MISSING, Id, Limit, Offset, Project, Service
 from .schemas import KeepBothIn, SupersedeIn
 
-router = APIRouter(prefix="/v1", tags=["review"])
+router = APIRouter(prefix="/v1", tags=["review"], responses=responses(401, 500, 503))
 Outcome = Literal["approved", "edited", "rejected", "reviewed"]
 
 
@@ -21,19 +22,19 @@ def review_queue(
     return engram.review_queue(limit, offset, project=project or None).to_dict()
 
 
-@router.post("/review/{memory_id}/approve")
+@router.post("/review/{memory_id}/approve", responses=MISSING)
 def approve(memory_id: Id, engram: Service) -> dict[str, Any]:
     """Keep it: more confidence, off the queue."""
     return engram.approve(memory_id).to_dict()
 
 
-@router.post("/review/{memory_id}/reject")
+@router.post("/review/{memory_id}/reject", responses=CHANGE)
 def reject(memory_id: Id, engram: Service) -> dict[str, Any]:
     """Drop it: archived (restorable), off the queue."""
     return engram.dismiss(memory_id).to_dict()
 
 
-@router.post("/review/{memory_id}/reviewed")
+@router.post("/review/{memory_id}/reviewed", responses=MISSING)
 def mark_reviewed(memory_id: Id, engram: Service, outcome: Outcome = "reviewed") -> dict[str, Any]:
     """Off the queue with no other change (e.g. after an edit made a new version)."""
     return engram.mark_reviewed(memory_id, outcome).to_dict()
@@ -53,13 +54,13 @@ def conflicts(
     return {"items": [p.to_dict() for p in pairs]}
 
 
-@router.post("/conflicts/supersede")
+@router.post("/conflicts/supersede", responses=CHANGE)
 def supersede(body: SupersedeIn, engram: Service) -> dict[str, Any]:
     """`new_id` replaces `old_id`: the old one becomes a past version of the new."""
     return engram.supersede(body.old_id, body.new_id).to_dict()
 
 
-@router.post("/conflicts/keep-both")
+@router.post("/conflicts/keep-both", responses=MISSING)
 def keep_both(body: KeepBothIn, engram: Service) -> dict[str, Any]:
     """Both are right: the pair is not flagged again."""
     first, second = engram.keep_both(body.first_id, body.second_id)

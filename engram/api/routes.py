@@ -14,9 +14,14 @@ from fastapi.responses import PlainTextResponse, Response
 
 from ..errors import ValidationError
 from ..model import PROVENANCES, STATUSES, TYPES
+from .errors import responses
 from .schemas import CheckpointIn, ImportIn, MemoryCreate, MemoryPatch
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", responses=responses(401, 500, 503))
+# Statuses particular to a route; the ones every route shares are listed by
+# errors.document_errors.
+MISSING = responses(404)
+CHANGE = responses(404, 409)
 
 MAX_OFFSET = 1_000_000_000
 Id = Annotated[str, Path(min_length=1, max_length=64, description="A memory id or unique prefix.")]
@@ -92,7 +97,7 @@ def filter_args(
 
 # --- memories ---------------------------------------------------------------------------
 
-@router.post("/memories", status_code=201, tags=["memories"])
+@router.post("/memories", status_code=201, tags=["memories"], responses=CHANGE)
 def create_memory(body: MemoryCreate, engram: Service) -> dict[str, Any]:
     """Save a memory. Duplicates merge (`duplicate: true`); similar ones come back as
     `conflicts`; secrets are redacted (`redacted` names their kinds)."""
@@ -121,13 +126,13 @@ def list_memories(
             "items": [m.to_dict() for m in items]}
 
 
-@router.get("/memories/{memory_id}", tags=["memories"])
+@router.get("/memories/{memory_id}", tags=["memories"], responses=MISSING)
 def get_memory(memory_id: Id, engram: Service, track: bool = True) -> dict[str, Any]:
     """One memory. Opening it counts as a use unless `track=false`."""
     return engram.get(memory_id, track=track).to_dict()
 
 
-@router.patch("/memories/{memory_id}", tags=["memories"])
+@router.patch("/memories/{memory_id}", tags=["memories"], responses=CHANGE)
 def update_memory(
     memory_id: Id, body: MemoryPatch, engram: Service, in_place: bool | None = None
 ) -> dict[str, Any]:
@@ -140,7 +145,7 @@ def update_memory(
     return engram.update(memory_id, in_place=edit_in_place, **changes).to_dict()
 
 
-@router.delete("/memories/{memory_id}", tags=["memories"])
+@router.delete("/memories/{memory_id}", tags=["memories"], responses=CHANGE)
 def delete_memory(memory_id: Id, engram: Service, hard: bool = False) -> dict[str, Any]:
     """Archive a memory (restorable); `hard=true` deletes it for good."""
     if hard:
@@ -154,7 +159,7 @@ def _action(name: str, doc: str) -> None:
 
     endpoint.__name__ = f"{name}_memory"
     endpoint.__doc__ = doc
-    router.post(f"/memories/{{memory_id}}/{name}", tags=["memories"])(endpoint)
+    router.post(f"/memories/{{memory_id}}/{name}", tags=["memories"], responses=CHANGE)(endpoint)
 
 
 _action("archive", "Archive a memory: hidden from search, restorable.")
@@ -165,7 +170,7 @@ _action("confirm", "Vouch for a memory: more confidence, its decay clock restart
 _action("reject", "Doubt a memory: less confidence.")
 
 
-@router.get("/memories/{memory_id}/history", tags=["memories"])
+@router.get("/memories/{memory_id}/history", tags=["memories"], responses=MISSING)
 def memory_history(memory_id: Id, engram: Service) -> dict[str, Any]:
     """The whole version chain, oldest first, from any version's id."""
     return {"items": [m.to_dict() for m in engram.history(memory_id)]}
@@ -235,7 +240,14 @@ def import_memories(body: ImportIn, engram: Service) -> dict[str, Any]:
     return engram.import_records(pairs).to_dict()
 
 
-@router.get("/export", tags=["exchange"])
+EXPORTED = {200: {"description": "The export, in the media type of its format.", "content": {
+    "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
+    "application/x-ndjson": {"schema": {"type": "string"}},
+    "text/markdown": {"schema": {"type": "string"}},
+}}}
+
+
+@router.get("/export", tags=["exchange"], response_class=PlainTextResponse, responses=EXPORTED)
 def export(
     engram: Service, format: ExportFormat = "json", project: Project = None  # noqa: A002
 ) -> Response:

@@ -3,7 +3,8 @@
 The models describe the JSON for the OpenAPI document and reject what the service
 could never accept (unknown fields, wrong JSON types, text that is not valid Unicode,
 NaN in `meta`) with a 422 that names the field. Limits, vocabularies and dates are the
-service's business: it answers a bad value with a ValidationError the API turns into 400.
+service's business: it answers a bad value with a ValidationError the API turns into 422
+too (one status for every refused value, see `errors`).
 """
 
 from __future__ import annotations

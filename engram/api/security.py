@@ -1,15 +1,15 @@
-"""What stands between the network and the memories: token, host, origin and body size.
+"""What stands between the network and the memories: who may call, and how much they send.
 
 One ASGI middleware, so that each rule is checked once, before any endpoint runs, and
 every refusal is the same kind of JSON error as the rest of the API.
 
-- Loopback is the default bind. Anywhere else needs a token (`ENGRAM_TOKEN`); a token set
-  on loopback is enforced too (`Authorization: Bearer …` on every `/v1` request).
-- On loopback without a token, the Host header must name this machine: a web page cannot
-  reach the API by DNS rebinding.
-- Writes from a browser page of another origin are refused unless that origin was listed
-  with `--cors-origin` (no cross-site request forgery of pins, archives, deletes).
-- Request bodies larger than the cap get 413 before they are read into memory.
+- Who: `engram.netguard.AccessRule`, the rule MCP over HTTP uses too (Host names this
+  machine on a loopback bind without a token, a browser Origin is the server's own or
+  listed with `--cors-origin`, the bearer token when one is set). `/health`, the
+  dashboard and the docs need no token.
+- How much: a body larger than the cap gets 413 before it is read into memory; a body
+  that is not declared as JSON gets 415; a JSON body nested deeper than
+  `MAX_JSON_DEPTH` gets 422 naming where, before a parser turns it into Python objects.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-from ..netguard import LOCAL_HOSTNAMES, bearer_matches, is_loopback
+from ..netguard import DEFAULT_MAX_BODY, MAX_JSON_DEPTH, SAFE_METHODS, AccessRule, json_nesting
 from ..netguard import check_bind as check_bind_rule
+from ..netguard import is_loopback as is_loopback
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -27,33 +28,34 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-DEFAULT_MAX_BODY = 1_048_576  # 1 MiB
 PROTECTED_PREFIX = "/v1/"
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def check_bind(host: str, token: str | None) -> None:
     check_bind_rule(host, token, "listen")
 
 
-def _host_name(host_header: str) -> str:
-    """`[::1]:3456` → `::1`, `localhost:3456` → `localhost`."""
-    host_header = host_header.strip().lower()
-    if host_header.startswith("["):
-        return host_header[1:].split("]", 1)[0]
-    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+def is_json_type(content_type: str) -> bool:
+    """`application/json`, with parameters, or any `+json` type."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/")
+                                           and media.endswith("+json"))
 
 
 async def send_error(send: Send, status: int, code: str, message: str,
-                     headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
-    body = json.dumps({"error": code, "message": message}).encode()
+                     headers: Iterable[tuple[bytes, bytes]] = (),
+                     field: str | None = None) -> None:
+    body: dict[str, Any] = {"error": code, "message": message}
+    if field is not None:
+        body["field"] = field
+    encoded = json.dumps(body).encode()
     await send({
         "type": "http.response.start",
         "status": status,
         "headers": [(b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()), *headers],
+                    (b"content-length", str(len(encoded)).encode()), *headers],
     })
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": "http.response.body", "body": encoded})
 
 
 class Guard:
@@ -69,10 +71,7 @@ class Guard:
         max_body: int = DEFAULT_MAX_BODY,
     ) -> None:
         self.app = app
-        self.token = token.encode() if token else None
-        self.check_host = token is None and is_loopback(bind_host)
-        self.allowed_hosts = LOCAL_HOSTNAMES | {bind_host.strip("[]").lower()}
-        self.cors_origins = frozenset(o.rstrip("/").lower() for o in cors_origins)
+        self.rule = AccessRule(token=token, bind_host=bind_host, cors_origins=cors_origins)
         self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -81,51 +80,24 @@ class Guard:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
-        refusal = self._refusal(scope, headers)
+        needs_token = str(scope.get("path", "")).startswith(PROTECTED_PREFIX)
+        refusal = self.rule.check(scope["method"], headers, needs_token=needs_token)
         if refusal is not None:
-            status, code, message = refusal
-            extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
-            await send_error(send, status, code, message, extra)
+            extra = [(k.encode(), v.encode()) for k, v in refusal.headers]
+            await send_error(send, refusal.status, refusal.code, refusal.message, extra)
             return
         if scope["method"] in SAFE_METHODS:
             await self.app(scope, receive, send)
             return
-        await self._capped(scope, receive, send, headers)
+        await self._bounded(scope, receive, send, headers)
 
-    def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, str] | None:
-        if self.check_host and _host_name(headers.get("host", "")) not in self.allowed_hosts:
-            return 421, "bad_host", (
-                "this server answers only to localhost / 127.0.0.1 / [::1] "
-                "(set ENGRAM_TOKEN to serve other host names)"
-            )
-        path: str = scope.get("path", "")
-        if not path.startswith(PROTECTED_PREFIX):
-            return None
-        if self.token is not None and scope["method"] != "OPTIONS":
-            header = headers.get("authorization", "")
-            scheme, _, given = header.partition(" ")
-            if scheme.lower() != "bearer" or not given.strip():
-                return 401, "unauthorized", "this server needs `Authorization: Bearer <token>`"
-            if not bearer_matches(header, self.token):
-                return 401, "unauthorized", "the bearer token is wrong"
-        if scope["method"] not in SAFE_METHODS:
-            origin = headers.get("origin", "").rstrip("/").lower()
-            own = {f"{proto}://{headers.get('host', '').lower()}" for proto in ("http", "https")}
-            cross_site = headers.get("sec-fetch-site", "") == "cross-site"
-            if origin and origin != "null" and origin not in own | self.cors_origins:
-                return 403, "forbidden_origin", (
-                    f"writes from {origin} are refused; list it with --cors-origin to allow it"
-                )
-            if (origin == "null" or cross_site) and origin not in self.cors_origins:
-                return 403, "forbidden_origin", "cross-site writes are refused"
-        return None
-
-    async def _capped(self, scope: Scope, receive: Receive, send: Send,
-                      headers: dict[str, str]) -> None:
-        """Read at most `max_body` bytes, then hand the buffered body to the app."""
+    async def _bounded(self, scope: Scope, receive: Receive, send: Send,
+                       headers: dict[str, str]) -> None:
+        """Read at most `max_body` bytes, check the body's type and nesting, then hand the
+        buffered body to the app."""
         declared = headers.get("content-length")
         if declared is not None:
-            if not declared.isdigit():
+            if not declared.strip().isdigit():
                 await send_error(send, 400, "bad_request", "Content-Length must be a number")
                 return
             if int(declared) > self.max_body:
@@ -146,6 +118,18 @@ class Guard:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
+        if body.strip():
+            if not is_json_type(headers.get("content-type", "")):
+                await send_error(send, 415, "unsupported_media_type",
+                                 "send the body as JSON with `Content-Type: application/json`",
+                                 field="body")
+                return
+            where = json_nesting(body)
+            if where is not None:
+                await send_error(send, 422, "invalid",
+                                 f"{where}: nests deeper than {MAX_JSON_DEPTH} levels of "
+                                 "arrays and objects", field=where.split("[")[0].split(".")[0])
+                return
         delivered = False
 
         async def replay() -> Message:
@@ -161,5 +145,5 @@ class Guard:
         await send_error(
             send, 413, "body_too_large",
             f"the request body is larger than {self.max_body} bytes (engram serve --max-body)",
+            field="body",
         )
-
