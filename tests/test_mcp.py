@@ -20,9 +20,11 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from engram.mcp.auth import BindRefused, check_bind, is_loopback, origin_allowed
+from engram.mcp.auth import BindRefused, check_bind, is_loopback
+from engram.netguard import AccessRule
 from engram.netguard import bearer_matches as token_matches
 
 ENGRAM = Path(sys.executable).with_name("engram")
@@ -121,9 +123,9 @@ async def check_every_tool(client: Client) -> None:
     question = (await call(client, "memory_save", {
         "content": "Should we move from Postgres 15 to 17?", "type": "open_question"}))["memory"]
     secret = await call(client, "memory_save", {
-        "content": "Staging key is AKIAIOSFODNN7EXAMPLE for the deploy bot.",
+        "content": "Staging key is AKIAZ3MHQLP4QW7RT2XN for the deploy bot.",
         "type": "project_fact"})
-    assert "AKIAIOSFODNN7EXAMPLE" not in secret["memory"]["content"] and secret["redacted"]
+    assert "AKIAZ3MHQLP4QW7RT2XN" not in secret["memory"]["content"] and secret["redacted"]
 
     # a fact that changed: supersedes keeps the chain
     newer = (await call(client, "memory_save", {
@@ -224,7 +226,13 @@ async def check_bad_arguments(client: Client) -> None:
     assert "budget" in await fails(client, "memory_context", {"task": "x", "budget": 1})
     assert "format" in await fails(client, "memory_export", {"format": "pdf"})
     assert "nothing to update" in await fails(client, "memory_update", {"id": "zzzzzzzzzz"})
-    assert "Unknown tool" in await fails(client, "memory_nope", {})
+    # an unknown tool is a protocol error (the spec's "Unknown tools"), not a tool result
+    with pytest.raises(MCPError) as unknown:
+        await client.call_tool("memory_nope", {})
+    assert unknown.value.code == -32602 and "memory_save" in unknown.value.message
+    with pytest.raises(MCPError) as missing:
+        await client.get_prompt("recall", {})
+    assert missing.value.code == -32602 and "topic" in missing.value.message
     # the server still answers
     assert (await call(client, "memory_stats", {}))["total"] >= 8
     assert (await call(client, "memory_search", {"query": "deploy"}))["results"]
@@ -364,12 +372,16 @@ def test_http_token_is_enforced_on_loopback(http_server: str) -> None:
 
 
 def test_http_refuses_foreign_origin(http_server: str) -> None:
+    """The REST API's rule: a browser page may call only from the server's own origin."""
     auth = {"Authorization": f"Bearer {TOKEN}"}
     status, body = post(http_server, {**auth, "Origin": "http://evil.example"})
     assert status == 403 and "origin" in body.lower()
+    assert json.loads(body)["error"]["code"] == -32600  # a JSON-RPC error, as MCP's are
     assert post(http_server, {**auth, "Origin": "http://localhost.evil.example"})[0] == 403
-    assert post(http_server, {**auth, "Origin": "http://localhost:5173"})[0] == 200
-    assert post(http_server, {**auth, "Origin": "http://127.0.0.1:8080"})[0] == 200
+    assert post(http_server, {**auth, "Origin": "http://localhost:5173"})[0] == 403
+    assert post(http_server, {**auth, "Origin": "http://127.0.0.1:8080"})[0] == 403
+    own = http_server.rsplit("/", 1)[0]  # http://127.0.0.1:<port>
+    assert post(http_server, {**auth, "Origin": own})[0] == 200
 
 
 def test_http_refuses_public_bind_without_token(tmp_path: Path) -> None:
@@ -398,11 +410,17 @@ def test_bind_rules() -> None:
 
 
 def test_origin_and_token_rules() -> None:
-    assert origin_allowed(None) and origin_allowed("http://localhost:3000")
-    assert origin_allowed("https://127.0.0.1") and origin_allowed("http://[::1]:8080")
-    assert not origin_allowed("http://evil.example") and not origin_allowed("null")
-    assert not origin_allowed("http://127.0.0.1.evil.example")
-    assert not origin_allowed("file://localhost")
+    rule = AccessRule(bind_host="127.0.0.1")
+    host = "127.0.0.1:3457"
+    assert rule.origin_allowed(None, host) and rule.origin_allowed("http://127.0.0.1:3457", host)
+    assert rule.origin_allowed("https://127.0.0.1:3457/", host)
+    assert not rule.origin_allowed("http://localhost:3000", host)  # another port: another origin
+    assert not rule.origin_allowed("http://evil.example", host)
+    assert not rule.origin_allowed("null", host)
+    assert not rule.origin_allowed("http://127.0.0.1.evil.example", host)
+    assert not rule.origin_allowed("file://localhost", host)
+    listed = AccessRule(cors_origins=["http://localhost:5173"])
+    assert listed.origin_allowed("http://localhost:5173", host)
     assert token_matches("Bearer abc", "abc") and token_matches("bearer abc", "abc")
     assert not token_matches("Bearer abd", "abc") and not token_matches(None, "abc")
     assert not token_matches("Basic abc", "abc")
@@ -445,16 +463,19 @@ def guard_status(token: str | None, headers: dict[str, str]) -> int:
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "headers": [(k.lower().encode(), v.encode())
-                                         for k, v in headers.items()]}
+    headers = {"Host": "127.0.0.1:3457", **headers}
+    scope = {"type": "http", "method": "GET",
+             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
     anyio.run(GuardMiddleware(app, token), scope, receive, send)
     return sent[0]["status"]
 
 
-def test_guard_without_token_checks_only_origin() -> None:
+def test_guard_without_token_checks_host_and_origin() -> None:
     assert guard_status(None, {}) == 200
-    assert guard_status(None, {"Origin": "http://localhost:3000"}) == 200
+    assert guard_status(None, {"Origin": "http://127.0.0.1:3457"}) == 200
+    assert guard_status(None, {"Origin": "http://localhost:3000"}) == 403
     assert guard_status(None, {"Origin": "https://evil.example"}) == 403
+    assert guard_status(None, {"Host": "attacker.example:3457"}) == 421  # DNS rebinding
     assert guard_status("t", {}) == 401
     assert guard_status("t", {"Authorization": "Bearer t"}) == 200
 

@@ -1,20 +1,25 @@
-"""Who may talk to the MCP server over HTTP: a bearer token and a same-machine Origin.
+"""Who may talk to the MCP server over HTTP, and what they may send.
 
-A browser page on any site can send requests to 127.0.0.1 (DNS rebinding, or plain
-fetch); the Origin check stops that. A server reachable from other machines must not be
-open to them: it refuses to start without a token, and a token, once set, is enforced on
-loopback too.
+The rule is the REST API's (`engram.netguard.AccessRule`): on a loopback bind without a
+token the Host header must name this machine (no DNS rebinding); a browser page may call
+only from the server's own origin, and this server serves no pages, so every other
+Origin gets 403; a token, once set, is enforced on loopback too. A server reachable from
+other machines refuses to start without a token.
+
+Every POSTed message is read (at most `MAX_MESSAGE_BYTES`) and screened as stdio lines
+are (`wire.screen`), so both transports refuse a malformed message the same way.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import urlsplit
 
-from ..netguard import LOCAL_HOSTNAMES, TOKEN_ENV, BindRefused, bearer_matches, is_loopback
+from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
+
+from ..netguard import TOKEN_ENV, AccessRule, BindRefused, is_loopback
 from ..netguard import check_bind as _check_bind
+from .wire import MAX_MESSAGE_BYTES, screen, too_large
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -22,48 +27,90 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def origin_allowed(origin: str | None) -> bool:
-    """No Origin (a non-browser client) or a page served from this machine."""
-    if origin is None or origin == "":
-        return True
-    try:
-        parts = urlsplit(origin)
-        hostname = parts.hostname
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and hostname in LOCAL_HOSTNAMES
-
-
 class GuardMiddleware:
-    """ASGI middleware in front of the MCP app: Origin first, then the bearer token."""
+    """ASGI middleware in front of the MCP app: the access rule, then the message screen."""
 
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, token: str | None, *, bind_host: str = "127.0.0.1",
+                 max_message: int = MAX_MESSAGE_BYTES) -> None:
         self.app = app
-        self.token = token or None
+        self.rule = AccessRule(token=token or None, bind_host=bind_host)
+        self.max_message = max_message
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if not origin_allowed(headers.get("origin")):
-            await _reply(send, 403, "forbidden",
-                         f"requests from origin {headers.get('origin')!r} are refused; "
-                         "only pages on localhost may call this server")
+        refusal = self.rule.check(scope.get("method", "GET"), headers)
+        if refusal is not None:
+            await _reply(send, refusal.status, _error(None, INVALID_REQUEST, refusal.message),
+                         refusal.headers)
             return
-        if self.token is not None and not bearer_matches(headers.get("authorization"), self.token):
-            await _reply(send, 401, "unauthorized",
-                         f"missing or wrong bearer token (the server's {TOKEN_ENV})",
-                         extra=[(b"www-authenticate", b'Bearer realm="engram"')])
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        try:
+            body = await _read(receive, self.max_message)
+        except _ClientGone:
+            return
+        if body is None:
+            reply = too_large(self.max_message).reply
+            assert reply is not None
+            await _reply(send, 413, reply)
+            return
+        verdict = screen(body, limit=self.max_message)
+        if verdict.reply is not None:
+            await _reply(send, 400, verdict.reply)
+            return
+        if verdict.message is None:  # a malformed notification or stray reply: unanswered
+            await send({"type": "http.response.start", "status": 202,
+                        "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        delivered = False
+
+        async def replay() -> MutableMapping[str, Any]:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
-async def _reply(send: Send, status: int, error: str, message: str,
-                 extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = json.dumps({"error": error, "message": message}).encode()
+class _ClientGone(Exception):
+    """The client disconnected before sending its whole message."""
+
+
+async def _read(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None once it grows past `limit`."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise _ClientGone
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _error(request_id: int | str | None, code: int, message: str) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))
+
+
+async def _reply(send: Send, status: int, error: JSONRPCError,
+                 extra: tuple[tuple[str, str], ...] = ()) -> None:
+    """An HTTP error whose body is a JSON-RPC error, as the MCP transport's own are."""
+    body = error.model_dump_json(by_alias=True, exclude_unset=True).encode()
     headers = [(b"content-type", b"application/json"),
-               (b"content-length", str(len(body)).encode()), *(extra or [])]
+               (b"content-length", str(len(body)).encode()),
+               *((k.encode(), v.encode()) for k, v in extra)]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -72,4 +119,4 @@ def check_bind(host: str, token: str | None) -> None:
     _check_bind(host, token, "serve MCP")
 
 
-__all__ = ["TOKEN_ENV", "BindRefused", "check_bind", "is_loopback", "origin_allowed"]
+__all__ = ["TOKEN_ENV", "BindRefused", "GuardMiddleware", "check_bind", "is_loopback"]

@@ -6,22 +6,28 @@ and shared by every request (its store serialises access with a lock).
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import ValidationError as ArgumentsError
 
 from .. import __version__
 from ..errors import EngramError
 from ..exchange import AUTHORITY_RULE
 from ..service import Engram
-from .auth import GuardMiddleware, check_bind, is_loopback
+from .auth import GuardMiddleware, check_bind
+from .errors import UNEXPECTED, ProtocolErrors, describe_shape_errors, log, protocol_error
 from .render import lines
+from .stdio import serve_stdio
 from .tools import register_tools
+from .wire import MAX_MESSAGE_BYTES
 
 RECENT_LIMIT = 20
 PROJECT_LIMIT = 200
@@ -29,10 +35,25 @@ HTTP_PATH = "/mcp"
 
 
 class EngramMCPServer(MCPServer):
-    """MCPServer whose argument errors read like the service's: `field: what is wrong`."""
+    """MCPServer that answers every request with an error a client can act on.
+
+    - An unknown tool or prompt, a missing or unknown prompt argument: -32602.
+    - A tool's arguments that fail its schema: a tool error naming each field
+      (`field: what is wrong`), like the service's own refusals.
+    - Anything else that fails outside a tool: see `errors.ProtocolErrors`.
+    - stdio: malformed lines are answered too (see `stdio`).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.middleware.append(ProtocolErrors())
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context | None = None) -> Any:
+        names = [tool.name for tool in await self.list_tools()]
+        if name not in names:
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}; the tools are "
+                                           f"{', '.join(names)}")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -40,21 +61,33 @@ class EngramMCPServer(MCPServer):
             if not isinstance(cause, ArgumentsError):
                 raise
             raise ToolError(f"Error executing tool {name}: invalid arguments: "
-                            f"{describe_argument_errors(cause)}") from cause
+                            f"{describe_shape_errors(cause)}") from cause
 
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
+                         context: Context | None = None) -> Any:
+        prompts = {prompt.name: prompt for prompt in await self.list_prompts()}
+        if name not in prompts:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name!r}; the prompts are "
+                                           f"{', '.join(prompts)}")
+        declared = prompts[name].arguments or []
+        given = arguments or {}
+        for argument in declared:
+            if argument.required and argument.name not in given:
+                raise MCPError(INVALID_PARAMS, f"{argument.name}: is required",
+                               {"field": argument.name})
+        for extra in set(given) - {argument.name for argument in declared}:
+            raise MCPError(INVALID_PARAMS, f"{extra}: is not an argument of prompt {name}",
+                           {"field": extra})
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except MCPError:
+            raise
+        except Exception:  # the SDK wraps a crash of the prompt function in ValueError
+            log.exception("prompt %s failed", name)
+            raise MCPError(INTERNAL_ERROR, UNEXPECTED) from None
 
-def describe_argument_errors(error: ArgumentsError) -> str:
-    """One short clause per field, without pydantic's model names and links."""
-    clauses = []
-    for item in error.errors():
-        field = ".".join(str(part) for part in item["loc"]) or "arguments"
-        if item["type"] == "missing":
-            clauses.append(f"{field}: is required")
-        elif item["type"] == "extra_forbidden":
-            clauses.append(f"{field}: is not an argument of this tool")
-        else:
-            clauses.append(f"{field}: {item['msg']} (got {item.get('input')!r})")
-    return "; ".join(dict.fromkeys(clauses))
+    async def run_stdio_async(self) -> None:
+        await serve_stdio(self._lowlevel_server)
 
 
 def build_server(service: Engram, *, default_project: str | None = None) -> MCPServer:
@@ -78,7 +111,7 @@ def _register_resources(server: MCPServer, service: Engram) -> None:
         try:
             return func()
         except EngramError as exc:
-            raise ResourceError(str(exc)) from exc
+            raise protocol_error(exc) from None
 
     @server.resource("memory://stats", name="stats", title="Memory statistics",
                      description="Counts by type, project and status; the embedder in use.",
@@ -104,8 +137,21 @@ def _register_resources(server: MCPServer, service: Engram) -> None:
 
 
 def _register_prompts(server: MCPServer, service: Engram, default_project: str | None) -> None:
+    def engram_errors(func: Any) -> Any:
+        """Engram's errors in a prompt become protocol errors (-32602 for a bad argument)."""
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(*args, **kwargs)
+            except EngramError as exc:
+                raise protocol_error(exc) from None
+
+        return wrapper
+
     @server.prompt(name="recall", title="Recall a topic",
                    description="What long-term memory holds about a topic, as context.")
+    @engram_errors
     def recall(topic: str) -> str:
         response = service.search(topic, k=10, caller="mcp")
         found = lines([r.memory for r in response.results],
@@ -115,6 +161,7 @@ def _register_prompts(server: MCPServer, service: Engram, default_project: str |
 
     @server.prompt(name="context-load", title="Load context for a task",
                    description="A context pack of relevant memories for the task at hand.")
+    @engram_errors
     def context_load(task: str) -> str:
         pack = service.context(project=default_project, task=task)
         service.mark_used(pack.memory_ids)
@@ -125,25 +172,14 @@ def run_stdio(server: MCPServer) -> None:
     server.run("stdio")
 
 
-def _transport_security(host: str) -> TransportSecuritySettings:
-    """On loopback the SDK also checks Host (DNS rebinding); elsewhere GuardMiddleware checks
-    Origin and the token, since remote clients send arbitrary Host names."""
-    if not is_loopback(host):
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    names = ["127.0.0.1", "localhost", "[::1]"]
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[*names, *(f"{n}:*" for n in names)],
-        allowed_origins=[f"{scheme}://{n}{port}" for scheme in ("http", "https") for n in names
-                         for port in ("", ":*")],
-    )
-
-
 def http_app(server: MCPServer, *, host: str, token: str | None) -> Any:
-    """The streamable HTTP ASGI app behind the Origin and token guard."""
-    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host,
-                                     transport_security=_transport_security(host))
-    return GuardMiddleware(app, token)
+    """The streamable HTTP ASGI app behind Engram's guard (`auth.GuardMiddleware`), which
+    applies the REST API's Host/Origin/token rule and screens every message; the SDK's
+    own DNS-rebinding check is off so that one rule decides."""
+    app = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH, host=host, max_request_body_size=MAX_MESSAGE_BYTES,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    return GuardMiddleware(app, token, bind_host=host)
 
 
 def run_http(server: MCPServer, *, host: str, port: int, token: str | None) -> None:

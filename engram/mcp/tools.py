@@ -2,7 +2,8 @@
 
 Descriptions tell the agent *when* to call a tool, since that is what it decides from.
 Engram's own errors become tool errors (isError) carrying the service's message, so a
-bad argument never takes the server down. Tool functions are synchronous: the SDK runs
+bad argument never takes the server down and the model can correct its call (see
+`errors` for the convention). Tool functions are synchronous: the SDK runs
 them on a worker thread, off the event loop (the store serialises access with a lock).
 """
 
@@ -21,6 +22,7 @@ from ..errors import EngramError, ValidationError
 from ..exchange import FORMATS
 from ..model import TYPES
 from ..service import Engram
+from .errors import describe
 from .render import card, line, lines, result, snippet
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -62,7 +64,7 @@ def _engram_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except EngramError as exc:
-            raise ToolError(str(exc)) from exc
+            raise ToolError(describe(exc)) from exc
 
     return wrapper  # type: ignore[return-value]
 
