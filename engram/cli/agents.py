@@ -38,23 +38,43 @@ def hook(event: str) -> None:
               help="Project folder for --scope project (default: the current folder).")
 @click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
 @click.option("--uninstall", is_flag=True, help="Remove exactly what setup added.")
+@click.option("--summarizer", metavar="claude|codex|endpoint|off",
+              help="Opt-in LLM summariser of sessions, run in the background after them: "
+                   "claude or codex (the CLI you are logged into) or endpoint (or "
+                   "ollama:<model> / openai:<model>). Spends that account's quota.")
 @json_option
 @handle_errors
 def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run: bool,
-          uninstall: bool, as_json: bool) -> None:
+          uninstall: bool, summarizer: str | None, as_json: bool) -> None:
     """Register Engram with Claude Code (MCP + hooks), Codex and Cursor.
 
     Merges into existing config files without dropping anything, backs every file up
     under $ENGRAM_HOME/backups before changing it, and does nothing on a second run.
     """
     from ..setup import execute, plan
+    from ..setup import summarizer as summariser_setup
 
+    if summarizer is not None and uninstall:
+        raise click.UsageError("--summarizer with --uninstall: use --summarizer off")
+    edit = summariser_setup.change(summarizer) if summarizer is not None else None
     plans = plan(scope=scope, agents=list(agents) or None, project_dir=project_dir,
                  uninstall=uninstall)
     result = execute(plans, dry_run=dry_run, uninstall=uninstall)
+    if edit is not None and not dry_run:
+        summariser_setup.write(edit)
     if wants_json(as_json):
-        emit_json(result.to_dict())
+        data = result.to_dict()
+        if edit is not None:
+            data["summarizer"] = {"value": summarizer, "path": str(edit.path),
+                                  "changed": edit.changed, "note": summariser_setup.note(
+                                      summarizer)}
+        emit_json(data)
         return
+    if edit is not None:
+        if dry_run and edit.changed:
+            click.echo(edit.diff(), nl=False)
+        state = ("would change" if dry_run else "updated") if edit.changed else "unchanged"
+        click.echo(f"{'engram':7} {state:12} {edit.path}  ({summariser_setup.note(summarizer)})")
     if not plans:
         click.echo("no coding agent detected (looked for claude, codex, cursor); "
                    "choose one with --agent claude|codex|cursor")
@@ -70,7 +90,8 @@ def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run
             click.echo(f"{p.agent:7} {'would run' if dry_run else 'ran':12} {' '.join(argv)}")
         for note in p.notes:
             click.echo(f"{p.agent:7} note: {note}")
-    if not result.changes and not any(p.commands for p in plans):
+    quiet = edit is None or not edit.changed
+    if not result.changes and not any(p.commands for p in plans) and quiet:
         click.echo("nothing to do: already " + ("removed" if uninstall else "set up"))
     elif not dry_run and result.backups:
         click.echo(f"backups: {Path(result.backups[0]).parent}")

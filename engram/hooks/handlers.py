@@ -43,7 +43,7 @@ def handle(
         summary.record_failure(payload)
         return None
     if event in ("Stop", "PreCompact", "SessionEnd"):
-        later(lambda: summary.checkpoint(service, payload, project))
+        later(lambda: summary.checkpoint(service, payload, project, event))
         return None
     return None
 

@@ -2,8 +2,9 @@
 
 The hook is the adapter; the rules live in engram.capture. What this module adds is the
 session's bookkeeping (which findings earlier calls already saved, failures the
-PostToolUseFailure hook saw) kept in the hooks' per-session state file, and the optional
-rewrite of the task summary by a summariser the user configured.
+PostToolUseFailure hook saw) kept in the hooks' per-session state file, the optional
+rewrite of the task summary by a command the user configured, and the start of the
+opt-in LLM summariser (engram/capture/summariser.py), which runs detached, never here.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .state import load_session, save_session
+from .state import load_session, log_line, save_session
 
 SUMMARIZER_TIMEOUT = 12.0
 MAX_FAILURES = 200
@@ -22,13 +23,18 @@ def summarise(text: str) -> str:
 
     `[hooks] summarizer = "llm -m gpt-4o-mini 'Summarise this coding session'"` in
     config.toml: the command gets the (redacted) summary on stdin and its stdout replaces
-    it. No summariser, a failure or a timeout keeps the summary.
+    it. No summariser, a failure or a timeout keeps the summary. A named summariser
+    (claude, codex, endpoint) is not a command: it adds memories in the background instead.
     """
     from ..config import load_config
 
     hooks = load_config().get("hooks")
     command = hooks.get("summarizer") if isinstance(hooks, dict) else None
     if not isinstance(command, str) or not command.strip():
+        return text
+    from ..capture.summariser import is_backend
+
+    if is_backend(command):
         return text
     import subprocess
 
@@ -62,8 +68,12 @@ def record_failure(payload: dict[str, Any]) -> None:
     save_session(session_id, state)
 
 
-def checkpoint(service: Any, payload: dict[str, Any], project: str | None) -> Any:
-    """Capture the session so far; returns the CaptureResult (None without a transcript)."""
+def checkpoint(service: Any, payload: dict[str, Any], project: str | None,
+               event: str | None = None) -> Any:
+    """Capture the session so far; returns the CaptureResult (None without a transcript).
+
+    Then, if the user turned an LLM summariser on and it is due, start it in the
+    background (engram/capture/summariser.py says when it is due)."""
     from ..capture.session import capture
 
     path = payload.get("transcript_path")
@@ -77,5 +87,18 @@ def checkpoint(service: Any, payload: dict[str, Any], project: str | None) -> An
         failures=state.get("failures") if isinstance(state.get("failures"), dict) else None,
         rewrite=summarise,
     )
+    if result is not None and not result.empty:
+        _start_summariser(payload, project, state, event)
     save_session(session_id, state)
     return result
+
+
+def _start_summariser(payload: dict[str, Any], project: str | None, state: dict[str, Any],
+                      event: str | None) -> None:
+    from ..capture.summariser import schedule
+
+    try:
+        schedule(payload, project, state, event)
+    except Exception as exc:  # noqa: BLE001 - the heuristic capture above stands
+        log_line(f"summariser session={payload.get('session_id') or '-'} not started: "
+                 f"{type(exc).__name__}: {exc}")

@@ -199,6 +199,14 @@ def _worker() -> Check:
     return Check("worker", "ok", "no warm worker running (hooks start one on demand)")
 
 
+def _summariser() -> Check:
+    """Which LLM summariser is on (opt-in), and whether its CLI can be found."""
+    from ..capture.summariser import describe
+
+    status, detail, fix = describe()
+    return Check("summarizer", status, detail, fix)
+
+
 def run_checks(db: str | None = None, project_dir: Path | None = None,
                home: Path | None = None) -> list[Check]:
     try:
@@ -210,4 +218,5 @@ def run_checks(db: str | None = None, project_dir: Path | None = None,
     checks += _hooks(ctx)
     checks += _mcp(ctx)
     checks.append(_worker())
+    checks.append(_summariser())
     return checks
