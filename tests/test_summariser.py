@@ -1,7 +1,8 @@
-"""The opt-in LLM summariser (engram/capture/summariser.py), run as Claude Code runs it:
-the real `engram hook <Event>` in a subprocess, and fake `claude` / `codex` executables
-first on PATH that record what they were given (argv, stdin, ENGRAM_HOOKS, folder) and
-answer as told: canned JSON, garbage, a hang, or exit 1."""
+"""The opt-in LLM summariser (engram/capture/summariser.py) and "ask the agent itself"
+(engram/hooks/ask_agent.py), run as Claude Code runs them: the real `engram hook <Event>`
+in a subprocess, and fake `claude` / `codex` executables first on PATH that record what
+they were given (argv, stdin, ENGRAM_HOOKS, folder) and answer as told: canned JSON,
+garbage, a hang, or exit 1."""
 
 from __future__ import annotations
 
@@ -459,6 +460,63 @@ def test_near_duplicates_are_recognised_but_different_facts_are_not():
         "Stripe's new API refunds a payment intent, not a charge, because charges are "
         "deprecated; every order stores its intent id.", known)
     assert not summariser.near_duplicate("The webhook handler still uses charge ids.", known)
+
+
+# --- ask the agent itself -----------------------------------------------------------------------
+
+
+def block_of(stdout: str) -> dict | None:
+    return json.loads(stdout) if stdout.strip() else None
+
+
+@pytest.fixture
+def asking(env: dict[str, str]) -> dict[str, str]:
+    configure(env, "[hooks]\nask_agent_to_save = true\n")
+    return env
+
+
+def test_the_first_stop_after_edits_asks_the_agent_once(asking, project_dir, tmp_path):
+    built = Session().prompt("make the refund use payment intents")
+    path = built.write(tmp_path / "s.jsonl")
+    assert block_of(run_hook(asking, "Stop", payload("Stop", path, project_dir))[0]) is None
+    built.say("Switching the refund call to payment_intent.").edit("shop/payments.py")
+    built.write(path)
+    answer = block_of(run_hook(asking, "Stop", payload("Stop", path, project_dir))[0])
+    assert answer["decision"] == "block" and "memory_save" in answer["reason"]
+    assert len(answer["reason"]) < 400
+    # Claude Code continues; its next Stop carries stop_hook_active, later ones do not.
+    built.say("Saved.").edit("shop/other.py")
+    built.write(path)
+    again = payload("Stop", path, project_dir, stop_hook_active=True)
+    assert block_of(run_hook(asking, "Stop", again)[0]) is None
+    assert block_of(run_hook(asking, "Stop", payload("Stop", path, project_dir))[0]) is None
+
+
+def test_no_ask_when_the_agent_saved_or_changed_nothing(asking, project_dir, tmp_path):
+    saved = (Session().prompt("make the refund use payment intents").edit("shop/payments.py")
+             .tool("mcp__engram__memory_save", {"content": "Refunds use payment intents."},
+                   [{"type": "text", "text": "saved"}]))
+    path = saved.write(tmp_path / "saved.jsonl")
+    assert block_of(run_hook(asking, "Stop", payload("Stop", path, project_dir))[0]) is None
+    readonly = (Session().prompt("where are refunds handled?")
+                .tool("Read", {"file_path": "/home/dev/shop/shop/payments.py"}, "def refund()")
+                .tool("Edit", {"file_path": "/home/dev/shop/x.py", "old_string": "a",
+                               "new_string": "b"}, "Error: old_string not found", error=True)
+                .say("Refunds are handled in shop/payments.py."))
+    other = payload("Stop", readonly.write(tmp_path / "ro.jsonl"), project_dir,
+                    session_id="1f6c1d2e-3a4b-4c5d-8e9f-a0b1c2d3e4f5")
+    assert block_of(run_hook(asking, "Stop", other)[0]) is None
+
+
+def test_no_ask_on_a_stop_a_stop_hook_continued(asking, project_dir, tmp_path):
+    path = Session().prompt("fix it").edit("shop/payments.py").write(tmp_path / "s.jsonl")
+    data = payload("Stop", path, project_dir, stop_hook_active=True)
+    assert block_of(run_hook(asking, "Stop", data)[0]) is None
+
+
+def test_no_ask_unless_configured(env, project_dir, tmp_path):
+    path = Session().prompt("fix it").edit("shop/payments.py").write(tmp_path / "s.jsonl")
+    assert block_of(run_hook(env, "Stop", payload("Stop", path, project_dir))[0]) is None
 
 
 # --- setup and doctor ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import capture, recall, summary
+from . import ask_agent, capture, recall, summary
 from .state import load_session, prune_sessions, save_session
 
 CONTEXT_BUDGET = 1500
@@ -43,8 +43,11 @@ def handle(
         summary.record_failure(payload)
         return None
     if event in ("Stop", "PreCompact", "SessionEnd"):
+        # The reply (asking the agent to save, when configured) is computed now; the
+        # capture and the summariser's start go after it.
+        reply = ask_agent.reply(payload) if event == "Stop" else None
         later(lambda: summary.checkpoint(service, payload, project, event))
-        return None
+        return reply
     return None
 
 
