@@ -51,11 +51,15 @@ stdin = sys.stdin.read()
 with open(os.environ["FAKE_RECORD"], "a") as handle:
     handle.write(json.dumps({{"argv": sys.argv, "hooks": os.environ.get("ENGRAM_HOOKS"),
                              "stdin": stdin, "cwd": os.getcwd(), "pid": os.getpid(),
-                             "parent": os.getppid()}}) + "\\n")
+                             "parent": os.getppid(),
+                             "session_env": [k for k in ("CLAUDECODE", "CLAUDE_CODE_SESSION_ID")
+                                             if k in os.environ]}}) + "\\n")
 mode = os.environ.get("FAKE_MODE", "valid")
 answer = pathlib.Path(os.environ["FAKE_ANSWER"]).read_text()
 if mode == "hang":
     time.sleep(600)
+if mode == "slow":
+    time.sleep(2)
 if mode == "exit1":
     print('API Error: 401 {{"error": "invalid x-api-key"}}', file=sys.stderr)
     sys.exit(1)
@@ -200,11 +204,13 @@ def summarised(env: dict[str, str]) -> set[tuple[str, str]]:
 def test_claude_answers_become_memories_once_redacted_and_without_duplicates(
         env, project_dir, tmp_path):
     configure(env, '[hooks]\nsummarizer = "claude"\n')
+    env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=SESSION)  # as Claude Code runs hooks
     path = session().write(tmp_path / "session.jsonl")
     run_hook(env, "SessionEnd", payload("SessionEnd", path, project_dir))
     wait_until_done(env)
     [call] = calls(env)
     assert call["hooks"] == "off"  # the child's own hooks stay out of Engram
+    assert call["session_env"] == []  # a session of its own, not a child of the user's
     assert SECRET not in call["stdin"] and "[REDACTED:github_token]" in call["stdin"]
     assert "Received unknown parameter: charge" in call["stdin"]  # the windows
     assert "2 passed in 0.31s" not in call["stdin"]  # never tool output
@@ -254,6 +260,23 @@ def test_with_a_warm_worker_the_summariser_still_runs_outside_it(env, project_di
     assert served == 1  # the worker answered the hook…
     [call] = calls(env)
     assert call["parent"] != status["pid"]  # …and the model call ran in a process of its own
+    assert summarised(env) == EXPECTED
+
+
+def test_runs_of_one_session_take_turns_and_store_nothing_twice(env, project_dir, tmp_path):
+    configure(env, '[hooks]\nsummarizer = "claude"\n')
+    env["FAKE_MODE"] = "slow"
+    built = session()
+    path = built.write(tmp_path / "session.jsonl")
+    run_hook(env, "PreCompact", payload("PreCompact", path, project_dir, trigger="auto"))
+    wait_for(lambda: calls(env))  # the first run has read the session and asked
+    built.prompt("Also keep the refund amounts in cents, never floats.").edit("shop/money.py")
+    built.write(path)
+    run_hook(env, "SessionEnd", payload("SessionEnd", path, project_dir))  # while one runs
+    wait_until_done(env, runs=2)
+    first, second = calls(env)
+    assert "cents" not in first["stdin"] and "cents" in second["stdin"]
+    assert "Every order row keeps" in second["stdin"].split("Session notes")[0]  # known now
     assert summarised(env) == EXPECTED
 
 

@@ -27,6 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 HOOKS_OFF_ENV = "ENGRAM_HOOKS"
+#: What Claude Code sets for the processes of one session (hooks, tools): see child_env.
+SESSION_ENV = frozenset({"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_CHILD_SESSION",
+                         "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE",
+                         "AI_AGENT", "TRACEPARENT"})
 MAX_ANSWER_CHARS = 200_000
 # A first try whose flags this CLI version does not know is retried with the bare minimum.
 _FLAG_ERROR_RE = re.compile(
@@ -73,8 +77,12 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
 
 
 def child_env() -> dict[str, str]:
-    """The agent CLI's environment: the user's own (its login lives there), hooks off."""
-    return {**os.environ, HOOKS_OFF_ENV: "off"}
+    """The agent CLI's environment: the user's own (its login lives there), hooks off, and
+    none of the variables that tie a process to the Claude Code session whose hook started
+    it (a run that inherited them would count as that session's child)."""
+    env = {k: v for k, v in os.environ.items() if k not in SESSION_ENV}
+    env[HOOKS_OFF_ENV] = "off"
+    return env
 
 
 def _attempts(full: list[str], bare: list[str], prompt: str, timeout: float, cwd: str

@@ -85,7 +85,7 @@ STOP_MIN_NEW_BYTES = 200_000
 STOP_MIN_NEW_CHARS = 3_000
 #: Near-duplicates: share of the shorter text's words found in the other one.
 NEAR_DUPLICATE = 0.8
-LOCK_WAIT_SECONDS = 30.0
+LOCK_WAIT_SECONDS = 30.0  # beyond the other run's own time
 STATE_SUFFIX = ".summariser"
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _WORD_RE = re.compile(r"\w+")
@@ -547,7 +547,10 @@ def main(argv: list[str] | None = None) -> int:
     chosen = settings()
     if chosen is None:
         return 0
-    budget = chosen.timeout * 2 + LOCK_WAIT_SECONDS + 120  # two tries, the lock, the save
+    # A run already under way for this session may take two tries; then this one's own
+    # two tries, and the save.
+    wait = chosen.timeout * 2 + LOCK_WAIT_SECONDS
+    budget = wait + chosen.timeout * 2 + 120
 
     def expire(signum: int, frame: Any) -> None:
         raise _Expired(f"the run took more than {budget:g} s")
@@ -556,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.setitimer(signal.ITIMER_REAL, budget)
     lock = None
     try:
-        lock = _lock(args.session, LOCK_WAIT_SECONDS)
+        lock = _lock(args.session, wait)
         if lock is None:
             return 0
         summarise_session(args.transcript, args.session, project=args.project or None,
