@@ -63,6 +63,10 @@ if mode == "slow":
 if mode == "exit1":
     print('API Error: 401 {{"error": "invalid x-api-key"}}', file=sys.stderr)
     sys.exit(1)
+if mode == "logged_out":  # what Claude Code 2.1 prints without a login
+    print(json.dumps({{"type": "result", "subtype": "success", "is_error": True,
+                      "result": "Not logged in · Please run /login"}}))
+    sys.exit(1)
 if mode == "garbage":
     print("I'm sorry, I cannot summarise that. {{not json at all")
     sys.exit(0)
@@ -354,6 +358,7 @@ def test_a_cli_that_rejects_a_flag_is_retried_with_the_bare_minimum(env, project
 @pytest.mark.parametrize(("mode", "logged"), [
     ("garbage", "no JSON object in the answer"),
     ("exit1", "exited with 1: API Error: 401"),
+    ("logged_out", "exited with 1: Not logged in · Please run /login"),
     ("hang", "did not answer within 2 s"),
 ])
 def test_a_bad_answer_keeps_the_heuristics_and_logs_one_line(
@@ -581,3 +586,8 @@ def test_setup_names_an_endpoint_model_and_refuses_unknown_values(env):
     dry = run_cli(env, "setup", "--agent", "cursor", "--summarizer", "codex", "--dry-run")
     assert '+summarizer = "codex"' in dry.stdout
     assert 'summarizer = "endpoint"' in (home(env) / "config.toml").read_text()
+    on = run_cli(env, "setup", "--agent", "cursor", "--uninstall", "--summarizer", "claude")
+    assert on.returncode == 2 and "--summarizer off" in on.stderr
+    off = run_cli(env, "setup", "--agent", "cursor", "--uninstall", "--summarizer", "off")
+    assert off.returncode == 0, off.stderr
+    assert 'summarizer = "endpoint"' not in (home(env) / "config.toml").read_text()

@@ -95,10 +95,21 @@ def _attempts(full: list[str], bare: list[str], prompt: str, timeout: float, cwd
         if left > 1:
             proc = _run(bare, prompt, left, cwd, env)
     if proc.returncode != 0:
-        tail = " ".join((proc.stderr or proc.stdout or "").split())[-300:]
+        tail = " ".join((proc.stderr or _result_text(proc.stdout) or proc.stdout or "").split())
+        tail = tail[-300:]
         raise SummariserError(f"`{os.path.basename(full[0])}` exited with {proc.returncode}: "
                               f"{tail or 'no output'}")
     return proc
+
+
+def _result_text(stdout: str) -> str | None:
+    """What a failed `claude -p --output-format json` says ("Not logged in · …")."""
+    try:
+        data = json.loads(stdout)
+    except ValueError:
+        return None
+    result = data.get("result") if isinstance(data, dict) else None
+    return result if isinstance(result, str) else None
 
 
 def claude_argv(executable: str, model: str | None, system: str) -> tuple[list[str], list[str]]:

@@ -54,8 +54,9 @@ def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run
     from ..setup import execute, plan
     from ..setup import summarizer as summariser_setup
 
-    if summarizer is not None and uninstall:
-        raise click.UsageError("--summarizer with --uninstall: use --summarizer off")
+    if summarizer is not None and uninstall and summarizer.strip() != "off":
+        raise click.UsageError("--uninstall turns a summarizer off, not on: use "
+                               "--summarizer off")
     edit = summariser_setup.change(summarizer) if summarizer is not None else None
     plans = plan(scope=scope, agents=list(agents) or None, project_dir=project_dir,
                  uninstall=uninstall)
