@@ -70,7 +70,7 @@ def _run(argv: list[str], prompt: str, timeout: float, cwd: str,
 def _kill_group(proc: subprocess.Popen[str]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
+    except (OSError, AttributeError):  # AttributeError: no process groups on Windows
         proc.kill()
     with contextlib.suppress(subprocess.TimeoutExpired, ValueError, OSError):
         proc.communicate(timeout=5)

@@ -45,7 +45,6 @@ ends in one line in logs/hooks.log; the heuristic memories are all there already
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -407,6 +406,10 @@ def _lock(session_id: str, wait: float) -> Any:
 
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:128] or "_"
     handle = open_private(home_dir("summariser") / f"{safe}.lock", "a")
+    try:
+        import fcntl
+    except ImportError:  # Windows: runs of one session may overlap; dedup still holds
+        return handle
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -555,8 +558,10 @@ def main(argv: list[str] | None = None) -> int:
     def expire(signum: int, frame: Any) -> None:
         raise _Expired(f"the run took more than {budget:g} s")
 
-    signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, budget)
+    timed = hasattr(signal, "setitimer")  # not on Windows: the CLI's own timeout remains
+    if timed:
+        signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, budget)
     lock = None
     try:
         lock = _lock(args.session, wait)
@@ -568,7 +573,8 @@ def main(argv: list[str] | None = None) -> int:
         log_line(f"summariser session={args.session} {chosen.backend}: "
                  f"{type(exc).__name__}: {exc} (heuristic memories kept)")
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         if lock is not None:
             lock.close()
     return 0
