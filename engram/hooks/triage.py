@@ -49,14 +49,18 @@ _VERIFIABLE = [
     r"npx\s+\S+",
     r"(node|deno|tsx|ts-node)\s+\S+",
     r"(tsc|eslint|prettier|jest|vitest|mocha|playwright|biome|webpack|vite)\b",
-    r"cargo\s+(build|test|check|clippy|fmt|run|bench|nextest)\b",
+    r"cargo\s+(build|test|check|clippy|fmt|run|bench|nextest|llvm-cov|tarpaulin|deny|audit)\b",
     r"go\s+(build|test|vet|run|generate|mod\s+tidy)\b",
     r"(golangci-lint|staticcheck|gofmt)\b",
     r"(make|gmake|cmake|ninja|bazel|bazelisk|buck2?|just|task|meson)\b",
     r"(mvn|mvnw|\./mvnw|gradle|gradlew|\./gradlew|sbt|lein)\b",
     r"(dotnet)\s+(build|test|run|format)\b",
     r"(bundle\s+exec\s+)?(rspec|rake|rubocop|rails\s+test)\b",
-    r"(mix)\s+(test|compile|format|credo)\b",
+    r"(mix)\s+(test|compile|format|credo|dialyzer|ecto\.(migrate|rollback|setup)|deps\.get|"
+    r"deps\.audit|sobelow|quality|check)\b",
+    r"(terraform|tofu)\s+(-chdir=\S+\s+)?(fmt|validate|plan|init)\b",
+    r"(helm\s+(lint|template)|kubeconform|kubeval|kustomize\s+build|tflint)\b",
+    r"(pnpm|yarn|npx)\s+changeset\s+(status|version)\b",
     r"(phpunit|composer\s+(test|install)|(\./)?vendor/bin/\S+|php\s+artisan\s+(test|migrate|"
     r"pint|dusk))\b",
     r"(swift)\s+(build|test)\b",
@@ -152,6 +156,8 @@ def command_kind(command: str) -> str | None:
     kinds = []
     for segment in segments:
         segment = patterns["env"].sub("", segment)
+        segment = re.sub(r"^env\s+(?:(?:-u\s+\S+|-i|[A-Za-z_]\w*=\S*)\s+)*", "", segment)
+        segment = patterns["env"].sub("", segment)
         segment = re.sub(r"^(cd\s+\S+|source\s+\S+|\.\s+\S+|time|timeout\s+\d+\w?)\s*", "", segment)
         if patterns["verifiable"].match(segment):
             kinds.append(_classify(segment))
@@ -169,7 +175,8 @@ def _classify(segment: str) -> str:
                  low):
         return "test"
     if re.search(r"\b(lint|ruff|mypy|pyright|eslint|clippy|vet|flake8|pylint|black|isort|prettier"
-                 r"|tsc|typecheck|fmt|format|shellcheck|rubocop|credo|staticcheck|check)\b", low):
+                 r"|tsc|typecheck|fmt|format|shellcheck|rubocop|credo|staticcheck|check|dialyzer"
+                 r"|validate|kubeconform|tflint)\b", low):
         return "lint"
     if re.search(r"\b(build|compile|make|cmake|ninja|bazel|install|sync|ci|gradle|mvn)\b", low):
         return "build"
