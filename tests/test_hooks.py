@@ -425,6 +425,11 @@ def test_a_hook_starts_the_worker_on_demand_and_answers_meanwhile(env, project_d
     ("rm -rf build && make", None),
     ("git push --force-with-lease", None),
     ("cat <<EOF > x.sh\nmake\nEOF", None),
+    ("pnpm vitest run src/composables", "test"),
+    ("mix dialyzer --format short", "lint"),
+    ("env -u AWS_ACCESS_KEY_ID AWS_PROFILE=staging terraform -chdir=infra plan", "run"),
+    ("terraform apply -auto-approve", None),
+    ('grep -rn "pytest|make" .', None),  # a quoted pipe is not a second command
 ])
 def test_command_kind(command, kind):
     assert triage.command_kind(command) == kind
