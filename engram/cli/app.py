@@ -3,13 +3,40 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import click
 
 from . import COMMANDS
 
 
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """click repeats what was typed in its usage errors ("Got unexpected extra arguments
+    (…)", "No such option: …"): flattened to one line without control characters, so a
+    newline or a terminal escape in an argument can neither split the error nor drive the
+    terminal."""
+    try:
+        yield
+    except click.ClickException as exc:
+        from ..exchange import one_line
+
+        exc.message = one_line(exc.message)
+        raise
+
+
 class LazyGroup(click.Group):
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        with _one_line_errors():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _one_line_errors():  # the subcommands parse their arguments in here
+            return super().invoke(ctx)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(name for name in {*COMMANDS, *self.commands} if self.get_command(ctx, name))
 
