@@ -416,3 +416,15 @@ def test_text_a_transcript_decodes_into_lone_surrogates_is_kept_not_refused(tmp_
         [rule] = [m for m in result.saved if m.type == "constraint"]
         assert "raw card number \ufffd" in rule.content
         assert result.summary.files == ("app/\ufffdpay.py",)
+
+
+def test_summariser_windows_never_cut_a_word_in_half():
+    from engram.capture.extract import MAX_WINDOW_CHARS, windows
+
+    token = "sk_live_" + "A1b2C3d4" * 6
+    filler = "word " * ((MAX_WINDOW_CHARS - 20) // 5)
+    session = Session().prompt(filler + token + " and more words after it").edit("app/x.py")
+    [window] = [w for w in windows(transcript.parse_entries(session.entries), CWD)
+                if w["kind"] == "user"]
+    assert len(window["text"]) <= MAX_WINDOW_CHARS + 2
+    assert "sk_live" not in window["text"]  # dropped whole, not cut to a prefix

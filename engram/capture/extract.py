@@ -979,7 +979,10 @@ def windows(session: Session, cwd: str | None = None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
 
     def add(kind: str, at: str | None, text: str, files: list[str] | None = None) -> None:
-        text = _short(text, MAX_WINDOW_CHARS)
+        text = " ".join(text.split())
+        if len(text) > MAX_WINDOW_CHARS:
+            # Cut between words, never inside one: half a token could slip past redaction.
+            text = text[:MAX_WINDOW_CHARS].rsplit(" ", 1)[0] + " …"
         if text:
             out.append({"kind": kind, "at": at, "text": text, "files": files or []})
 
