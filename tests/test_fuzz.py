@@ -5,8 +5,11 @@ Bugs the fuzz found are pinned down here by focused tests.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import httpx
+from api_support import start_server
 from conftest import run_cli
 
 # --- found by the fuzz ---------------------------------------------------------------------------
@@ -22,3 +25,19 @@ def test_usage_errors_stay_one_line_whatever_was_typed(cli_env: dict[str, str],
         lines = proc.stderr.split("\n")
         assert len(lines) == 5 and lines[-1] == "", proc.stderr  # Usage, Try, blank, Error
         assert lines[3].startswith("Error: ") and "\x1b" not in proc.stderr, proc.stderr
+
+
+def test_serve_answers_a_kept_alive_connection_without_waiting(tmp_path: Path) -> None:
+    """`engram serve` bound a socket without naming TCP, so asyncio left Nagle on: every
+    request after the first on a connection waited ~40 ms for the client's delayed ACK."""
+    server = start_server(tmp_path / "home")
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            timings = []
+            for _ in range(21):
+                started = time.monotonic()
+                assert http.get("/health").status_code == 200
+                timings.append(time.monotonic() - started)
+    finally:
+        server.stop()
+    assert sorted(timings)[10] < 0.02, timings  # the median: 0.4 ms, 44 ms with the stall

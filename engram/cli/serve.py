@@ -12,9 +12,14 @@ from .common import handle_errors, json_option, open_service, wants_json
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    """Bind ourselves so that `--port 0` can report the port the system chose."""
+    """Bind ourselves so that `--port 0` can report the port the system chose.
+
+    The protocol is named: asyncio sets TCP_NODELAY only on sockets whose `proto` is
+    IPPROTO_TCP, and without it every request on a kept-alive connection waited ~40 ms
+    for Nagle's algorithm and the client's delayed ACK (44 ms -> 0.4 ms per request).
+    """
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host.strip("[]"), port))
