@@ -687,6 +687,12 @@ class EngramCore:
     def archive(self, memory_id: str) -> Memory:
         return self._set_status(memory_id, "archived", ("active", "deleted"))
 
+    def archive_many(self, memory_ids: Sequence[str]) -> list[Memory]:
+        """Archive every memory named, or none: an id that is invalid, unknown or cannot be
+        archived leaves the others as they were (one transaction)."""
+        with self.store.transaction():
+            return [self.archive(memory_id) for memory_id in memory_ids]
+
     def restore(self, memory_id: str) -> Memory:
         return self._set_status(memory_id, "active", ("archived", "deleted"))
 

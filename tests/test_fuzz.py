@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 from api_support import start_server
-from conftest import run_cli
+from conftest import run_cli, run_json
 
 # --- found by the fuzz ---------------------------------------------------------------------------
 
@@ -41,3 +41,18 @@ def test_serve_answers_a_kept_alive_connection_without_waiting(tmp_path: Path) -
     finally:
         server.stop()
     assert sorted(timings)[10] < 0.02, timings  # the median: 0.4 ms, 44 ms with the stall
+
+
+def test_forget_archives_every_id_given_or_none(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """`forget A B` archived A, then refused B with exit 1: a refusal must change nothing."""
+    db = str(tmp_path / "memory.db")
+    keep = run_json(cli_env, "--db", db, "add", "The first memory stays active")["id"]
+    old = run_json(cli_env, "--db", db, "add", "Builds use the old toolchain")["id"]
+    run_cli(cli_env, "--db", db, "update", old, "--content", "Builds use the new toolchain",
+            check=True)
+    for bad in ("nosuchid00", "a b", old):  # unknown, not an id, superseded
+        proc = run_cli(cli_env, "--db", db, "forget", keep, bad)
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+        assert run_json(cli_env, "--db", db, "get", keep)["status"] == "active"
+    assert run_cli(cli_env, "--db", db, "forget", keep).returncode == 0
+    assert run_json(cli_env, "--db", db, "get", keep)["status"] == "archived"

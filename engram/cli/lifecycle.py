@@ -127,7 +127,7 @@ def forget(memory_ids: tuple[str, ...], sweep: bool, threshold: float | None,
         if dry_run:
             memories = [service.resolve(i) for i in memory_ids]
         else:
-            memories = [service.archive(i) for i in memory_ids]
+            memories = service.archive_many(memory_ids)  # all or none
         if wants_json(as_json):
             emit_json({"dry_run": dry_run, "archived": [m.id for m in memories]})
         else:
