@@ -5,11 +5,13 @@ Bugs the fuzz found are pinned down here by focused tests.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import time
 from pathlib import Path
 
 import httpx
-from api_support import start_server
+from api_support import engram_command, start_server
 from conftest import run_cli, run_json
 
 # --- found by the fuzz ---------------------------------------------------------------------------
@@ -56,3 +58,30 @@ def test_forget_archives_every_id_given_or_none(cli_env: dict[str, str], tmp_pat
         assert run_json(cli_env, "--db", db, "get", keep)["status"] == "active"
     assert run_cli(cli_env, "--db", db, "forget", keep).returncode == 0
     assert run_json(cli_env, "--db", db, "get", keep)["status"] == "archived"
+
+
+def test_a_lone_surrogate_in_a_hook_payload_costs_nothing(cli_env: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    """JSON.stringify writes a lone surrogate for a string cut between the halves of a
+    pair: a prompt holding one lost its recall, a tool error holding one lost its record."""
+    home = Path(cli_env["ENGRAM_HOME"])
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    run_cli(cli_env, "add", "Stripe refunds must use payment_intent", "--project", "shop",
+            check=True)
+    prompt = {"session_id": "s1", "cwd": str(project), "hook_event_name": "UserPromptSubmit",
+              "prompt": "how do the stripe refunds work \ud83d now"}
+    proc = run_cli(cli_env, "hook", "UserPromptSubmit", input=json.dumps(prompt))
+    assert "payment_intent" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    failure = {"session_id": "s2", "cwd": str(project), "tool_name": "Bash",
+               "hook_event_name": "PostToolUseFailure", "tool_input": {"command": "pytest"}}
+    escaped = json.dumps({**failure, "tool_use_id": "t1", "error": "cut \ud83d"}).encode()
+    raw = json.dumps({**failure, "tool_use_id": "t2", "error": "bytes \udcff"},
+                     ensure_ascii=False).encode("utf-8", "surrogateescape")  # not UTF-8
+    for stdin in (escaped, raw):
+        proc = subprocess.run([*engram_command(), "hook", "PostToolUseFailure"], env=cli_env,
+                              input=stdin, capture_output=True, timeout=60)
+        assert proc.returncode == 0 and proc.stdout == b"", proc
+    failures = json.loads((home / "sessions" / "s2.json").read_text())["failures"]
+    assert failures["t1"]["error"] == "cut \ufffd" and failures["t2"]["error"] == "bytes \ufffd"
+    assert not (home / "logs" / "hooks.log").exists()

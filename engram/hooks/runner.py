@@ -16,6 +16,7 @@ from __future__ import annotations
 import _thread  # not threading: one thread needs no module costing 0.7 ms to import
 import json
 import os
+import re  # json imports it already: free here
 import signal
 import sys
 import time
@@ -49,6 +50,11 @@ STORE_RESERVE_SECONDS = 1.0
 STORE_RESERVE_SHARE = 0.2
 # How long past the deadline the backstop waits before ending a process stuck in C.
 BACKSTOP_GRACE_SECONDS = 0.5
+# A payload that may hold a lone surrogate: a JSON escape (JSON.stringify writes one for a
+# string cut between the halves of a pair, as long tool outputs are) or bytes that were
+# not UTF-8 (stdin decodes them with surrogateescape).
+_MAYBE_SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89abcdefABCDEF]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class HookTimeout(BaseException):
@@ -132,7 +138,30 @@ def _parse(raw: str) -> dict[str, Any]:
     payload = json.loads(raw)
     if not isinstance(payload, dict):
         raise ValueError("hook payload is not a JSON object")
+    if _MAYBE_SURROGATE.search(raw):
+        _replace_surrogates(payload)
     return payload
+
+
+def _replace_surrogates(payload: dict[str, Any]) -> None:
+    """Lone surrogates become U+FFFD, in keys and values, as capture does for transcripts:
+    text that cannot be UTF-8 would otherwise cost the whole hook (a prompt's recall, a
+    failure's record). Iterative: the payload may be nested as deep as json follows."""
+    def clean(value: Any) -> Any:
+        return _SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
+
+    stack: list[Any] = [payload]
+    while stack:
+        node = stack.pop()
+        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        for key, value in items:
+            if isinstance(value, dict | list):
+                stack.append(value)
+            else:
+                node[key] = clean(value)
+            if isinstance(key, str) and _SURROGATE.search(key):
+                del node[key]
+                node[clean(key)] = value if isinstance(value, dict | list) else clean(value)
 
 
 def dispatch(
