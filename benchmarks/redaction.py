@@ -41,6 +41,29 @@ from .report import markdown_table, stamp, write_section
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS_DIR = Path(__file__).resolve().parent / "redaction_corpus"
+# The corpora are built from fetched checkouts of the scanners (see the README there) and
+# are not kept in git: they are looked up here, in $ENGRAM_REDACTION_CORPUS, then in the
+# team's shared datasets.
+SHARED_CORPUS_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "redaction_corpus"
+ENV_VAR = "ENGRAM_REDACTION_CORPUS"
+
+
+class CorpusMissing(FileNotFoundError):
+    """A corpus is not on this machine (build it from a scanner's checkout)."""
+
+
+def corpus_path(name: str) -> Path:
+    places = [CORPUS_DIR]
+    if os.environ.get(ENV_VAR):
+        places.append(Path(os.environ[ENV_VAR]))
+    places.append(SHARED_CORPUS_DIR)
+    for place in places:
+        if (place / f"{name}.jsonl").is_file():
+            return place / f"{name}.jsonl"
+    raise CorpusMissing(
+        f"the {name} corpus is not on this machine: build it with "
+        f"benchmarks/redaction_corpus/build_{name}.py (see the README there)"
+    )
 CORPORA = ("gitleaks", "detect_secrets")
 #: engram/redaction.py before the layout-aware assignment rules (issue 17): the reference
 #: for recall and cost.
@@ -101,7 +124,7 @@ class Score:
 def load_corpus(name_or_path: str) -> list[dict[str, Any]]:
     path = Path(name_or_path)
     if not path.suffix:
-        path = CORPUS_DIR / f"{name_or_path}.jsonl"
+        path = corpus_path(name_or_path)
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 

@@ -985,9 +985,13 @@ CORPUS_BOUNDS = {"gitleaks": (0.97, 0.14), "detect_secrets": (0.55, 0.28)}
 
 @pytest.mark.parametrize("corpus", sorted(CORPUS_BOUNDS))
 def test_public_corpus_recall_floor_and_false_positive_ceiling(corpus: str) -> None:
-    from benchmarks.redaction import load_corpus, score
+    from benchmarks.redaction import CorpusMissing, load_corpus, score
 
-    result = score(corpus, load_corpus(corpus), lambda text: redact(text).text)
+    try:
+        records = load_corpus(corpus)
+    except CorpusMissing as missing:  # built from a scanner's checkout, not kept in git
+        pytest.skip(str(missing))
+    result = score(corpus, records, lambda text: redact(text).text)
     floor, ceiling = CORPUS_BOUNDS[corpus]
     assert result.recall.total > 100 and result.false_positive.total > 50
     assert result.recall.rate >= floor, [m["text"][:80] for m in result.misses[:10]]
