@@ -107,7 +107,7 @@ def _entries(path: Path) -> list[dict[str, Any]]:
         for line in handle:
             try:
                 entry = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(entry, dict):
                 out.append(entry)

@@ -34,7 +34,6 @@ def _env_int(name: str, default: int) -> int:
 SEED = _env_int("ENGRAM_FUZZ_SEED", 17)
 SCALE = max(1, _env_int("ENGRAM_FUZZ_CASES", 1))
 #: Also the cases left out of CI because they hit a known bug not fixed yet.
-ALL_CASES = os.environ.get("ENGRAM_FUZZ_ALL", "") not in ("", "0")
 #: What the CLI's last-resort handler adds to an exception no command expected: a bug
 #: that was kept from printing a traceback is still a bug.
 LAST_RESORT = "ENGRAM_DEBUG=1 shows where"

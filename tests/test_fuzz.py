@@ -16,9 +16,6 @@ CI runs a bounded number of cases with seed 17 (about 35 s on two cores). A larg
 multiplies them, with another seed; a failure prints the seed and the case that replays it:
 
     ENGRAM_FUZZ_CASES=10 ENGRAM_FUZZ_SEED=$RANDOM .venv/bin/python -m pytest -q tests/test_fuzz.py
-
-ENGRAM_FUZZ_ALL=1 adds the cases left out of CI because they hit a known bug (named
-where they are left out).
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ import httpx
 from api_support import start_server
 from conftest import run_cli, run_json
 from fuzz_support import (
-    ALL_CASES,
     BAD_BYTES,
     ODD_DATES,
     ODD_NUMBERS,
@@ -785,20 +781,14 @@ CRASHES = ("RecursionError", "TypeError", "AttributeError", "KeyError", "IndexEr
            "HookTimeout")
 
 
-#: Known bug, left out of the CI set until it is fixed (ENGRAM_FUZZ_ALL=1 puts it back):
-#: engram/capture/transcript.py read() catches ValueError but not RecursionError, so one
-#: line nested deeper than Python's json follows loses the whole session's capture
-#: ("Stop after-reply job skipped: RecursionError"), against "unreadable lines are
-#: skipped, never fatal".
-DEEP_LINES = [b'{"type": "user", "message": ' + nested_text(100_000).encode() + b"}"] \
-    if ALL_CASES else []
+#: A line nested deeper than Python's json follows (RecursionError) is one unreadable line,
+#: not the end of the session's capture.
+DEEP_LINES = [b'{"type": "user", "message": ' + nested_text(100_000).encode() + b"}"]
 
 
-#: Known bug, left out of the CI set (ENGRAM_FUZZ_ALL=1 puts it back): with
-#: ask_agent_to_save on, engram/hooks/ask_agent.py scan() opens transcript_path without
-#: checking that it is a regular file, so a Stop whose transcript_path is /dev/zero reads
-#: until its 20 s deadline (513 MB resident; HookTimeout), and a FIFO blocks it as long.
-ENDLESS = ("/dev/zero",) if ALL_CASES else ()
+#: With ask_agent_to_save on, a transcript_path that is not a regular file (/dev/zero, a
+#: FIFO) is never read: reading it would last until the deadline, or block.
+ENDLESS = ("/dev/zero",)
 
 
 def transcript_lines(rng: Hostile, project: Path) -> bytes:

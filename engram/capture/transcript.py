@@ -171,7 +171,7 @@ def read(path: str) -> Session:
     for raw in lines:
         try:
             entry = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # one broken or absurdly nested line
             continue
         if isinstance(entry, dict):
             parser.entry(entry)

@@ -81,7 +81,10 @@ def scan(path: str, progress: dict[str, Any]) -> dict[str, Any]:
     pending = [p for p in progress.get("pending", []) if isinstance(p, str)]
     edited = progress.get("edited") is True
     saved = progress.get("saved") is True
+    readable = os.path.isfile(path)  # /dev/zero, a FIFO: never read (or blocked on)
     try:
+        if not readable:
+            raise FileNotFoundError(path)
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if offset > size:
@@ -113,7 +116,7 @@ def _line(line: bytes, pending: list[str], edited: bool, saved: bool) -> tuple[b
     try:
         entry = json.loads(line)
         blocks = entry["message"]["content"]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return edited, saved
     for block in blocks if isinstance(blocks, list) else []:
         if not isinstance(block, dict):
