@@ -35,6 +35,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 __all__ = ["Redaction", "contains_secret", "redact"]
 
@@ -1269,6 +1270,44 @@ def redact(text: str) -> Redaction:
         result, marks = _apply(result, _merge(spans), marks)
     kinds = dict.fromkeys(result[m + 10 : result.index("]", m)] for m in marks)
     return Redaction(result, tuple(kinds))
+
+
+def redact_tree(value: Any) -> tuple[Any, tuple[str, ...]]:
+    """`redact` applied to every string inside JSON-like data (a memory's meta): the
+    same value back when nothing was found, and the kinds of what was replaced."""
+    kinds: dict[str, None] = {}
+    strings: list[str] = []
+
+    def gather(item: Any) -> None:
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                gather(key)
+                gather(inner)
+        elif isinstance(item, list | tuple):
+            for inner in item:
+                gather(inner)
+
+    gather(value)
+    # One scan of all the strings (one per line) answers the usual case, nothing to find,
+    # at the cost of one call instead of one per string.
+    if not strings or not contains_secret("\n".join(strings)):
+        return value, ()
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            red = redact(item)
+            kinds.update(dict.fromkeys(red.kinds))
+            return red.text
+        if isinstance(item, dict):
+            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in item.items()}
+        if isinstance(item, list | tuple):
+            return type(item)(walk(v) for v in item)
+        return item
+
+    result = walk(value)
+    return (result, tuple(kinds)) if kinds else (value, ())
 
 
 def contains_secret(text: str) -> bool:

@@ -39,7 +39,7 @@ from .model import (
     validate_types,
     validate_unit,
 )
-from .redaction import redact
+from .redaction import redact, redact_tree
 from .store.base import Candidate, Filters, Store
 from .text import index_terms, normalize_for_dedup
 
@@ -461,7 +461,14 @@ class EngramCore:
         provenance = validate_provenance(data.get("provenance"))
         confidence = data.get("confidence")
         importance = data.get("importance")
-        meta = validate_meta(data.get("meta"))
+        meta, found = redact_tree(validate_meta(data.get("meta")))
+        kinds += found
+        # Names are free text too: a token pasted as a project, a tag or a file is redacted.
+        names = {"project": validate_project(data.get("project")),
+                 "tags": validate_tags(data.get("tags")),
+                 "files": validate_files(data.get("files"))}
+        names, found = redact_tree(names)
+        kinds += found
         created = validate_datetime("created_at", data.get("created_at")) or now
         expires = validate_datetime("expires_at", data.get("expires_at"))
         if expires is not None and expires <= created:
@@ -478,9 +485,9 @@ class EngramCore:
             id=memory_id or new_id(),
             content=content.text,
             type=validate_type(data.get("type")),
-            project=validate_project(data.get("project")),
-            tags=validate_tags(data.get("tags")),
-            files=validate_files(data.get("files")),
+            project=names["project"],
+            tags=names["tags"],
+            files=names["files"],
             problem=problem,
             solution=solution,
             importance=0.5 if importance is None else validate_unit("importance", importance),

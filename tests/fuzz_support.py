@@ -273,8 +273,7 @@ class Hostile(random.Random):
         return token
 
     def text(self, *, allow_huge: bool = True, secrets: bool = True) -> str:
-        """Odd text; with `secrets`, sometimes a token between spaces (names - a project,
-        tags, files - are stored as written, so they get none)."""
+        """Odd text; with `secrets`, sometimes a token between spaces."""
         r = self.random()
         if r < 0.04:
             return self.choice(("", " ", "\n", "\t \u3000", "\x00"))

@@ -998,3 +998,21 @@ def test_public_corpus_recall_floor_and_false_positive_ceiling(corpus: str) -> N
     assert result.false_positive.rate <= ceiling, [
         m["text"][:80] for m in result.redacted_negatives[:10]
     ]
+
+
+def test_a_token_in_a_name_or_in_meta_is_redacted_like_text(tmp_path) -> None:
+    import engram
+
+    token = "ghp_" + "aBcdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    with engram.open(tmp_path / "m.db", embedder="fake") as mem:
+        saved = mem.save("Deploy notes", project=f"deploy {token}", tags=[token],
+                         files=[f"config/{token}.env"],
+                         meta={"token": token, "nested": [{"note": "password=Zf3D0LXCM3EIMb"
+                                                                   "gJpUNnkRtOfOueHznB"}]})
+        assert set(saved.redacted) >= {"github_token", "password"}
+        stored = mem.get(saved.memory.id).to_dict()
+        updated = mem.update(saved.memory.id, in_place=True, tags=["ok", token]).to_dict()
+    for record in (stored, updated):
+        assert token not in repr(record) and "Zf3D0LXCM3EIMb" not in repr(record)
+    assert stored["project"] == "deploy [REDACTED:github_token]"
+    assert stored["meta"]["token"] == "[REDACTED:github_token]"
