@@ -519,3 +519,17 @@ def test_a_failed_command_is_recorded_with_its_session_and_opens_no_store(env, p
     assert not (Path(env["ENGRAM_HOME"]) / "memory.db").exists()
     assert verified_commands(env) == []  # a failure is never a verified command
     assert hooks_log(env) == []
+
+
+def test_an_overlong_bullet_in_a_memory_file_costs_only_itself(env, project_dir, tmp_path):
+    memory_file = tmp_path / "claude" / "memory" / "notes.md"
+    memory_file.parent.mkdir(parents=True)
+    memory_file.write_text("- Deploys go through the release Makefile target only\n"
+                           f"- {'very long note ' * 4000}\n")
+    data = payload("post_tool_use_write_memory.json", project_dir)
+    data["tool_input"]["file_path"] = str(memory_file)
+    hook(env, "PostToolUse", data)
+    with open_store(env) as mem:
+        saved = mem.list(provenance="hook", limit=10)
+    assert len(saved) == 2 and any("release Makefile" in m.content for m in saved)
+    assert hooks_log(env) == []

@@ -6,8 +6,9 @@ leaves the store as it was, and both HTTP servers apply one Host/Origin rule. Fa
 the store itself are raised from a stub (a monkeypatched service method) behind a real
 uvicorn on 127.0.0.1 and a real MCP client session.
 
-The fuzz runs ENGRAM_FUZZ_CASES cases per transport (default 300 on stdio, 100 over HTTP);
-a larger run:  ENGRAM_FUZZ_CASES=5000 .venv/bin/python -m pytest -q tests/test_protocol_hardening.py
+The fuzz runs 300 cases on stdio and 100 over HTTP, times ENGRAM_FUZZ_CASES (the same
+multiplier as tests/test_fuzz.py); a larger run:
+ENGRAM_FUZZ_CASES=20 .venv/bin/python -m pytest -q tests/test_protocol_hardening.py
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from api_support import Server, engram_command, server_env, start_server
 
 from engram.errors import StoreUnavailableError
 
-FUZZ_CASES = int(os.environ.get("ENGRAM_FUZZ_CASES", "0"))
-STDIO_CASES = FUZZ_CASES or 300
-HTTP_CASES = FUZZ_CASES or 100
+SCALE = max(1, int(os.environ.get("ENGRAM_FUZZ_CASES", "1") or 1))
+STDIO_CASES = 300 * SCALE
+HTTP_CASES = 100 * SCALE
 REPLY_TIMEOUT = 15.0
 INITIALIZE = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},

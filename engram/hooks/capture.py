@@ -22,6 +22,7 @@ KIND_LABELS = {
 }
 MAX_FILE_ITEMS = 50
 MIN_ITEM_CHARS = 12
+MAX_ITEM_CHARS = 4_000
 MAX_MEMORY_FILE_BYTES = 200_000
 
 
@@ -87,6 +88,11 @@ def guess_type(text: str, declared: str | None = None) -> str:
     return "project_fact"
 
 
+def _clip(item: str) -> str:
+    """One item stays one memory: an overlong one is cut (not refused with the whole file)."""
+    return item if len(item) <= MAX_ITEM_CHARS else item[: MAX_ITEM_CHARS - 1] + "…"
+
+
 def split_markdown(text: str) -> tuple[list[str], str | None]:
     """(items, declared type): one item per bullet (with its heading), one per prose section."""
     declared = None
@@ -136,7 +142,7 @@ def split_markdown(text: str) -> tuple[list[str], str | None]:
             prose.append(line.strip())
     flush_bullet()
     flush_prose()
-    cleaned = [i.strip() for i in items if len(i.strip()) >= MIN_ITEM_CHARS]
+    cleaned = [_clip(i.strip()) for i in items if len(i.strip()) >= MIN_ITEM_CHARS]
     return list(dict.fromkeys(cleaned))[:MAX_FILE_ITEMS], declared
 
 
