@@ -263,3 +263,14 @@ def test_an_export_file_is_private_to_its_owner(cli_env, tmp_path):
     run_cli(cli_env, "export", "-o", str(target), check=True)
     assert (target.stat().st_mode & 0o777) == 0o600
     assert "green CI run" in target.read_text()
+
+
+def test_an_import_with_no_usable_record_exits_1(cli_env, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"content": ""}\n\xff\xfe not json\n')
+    proc = run_cli(cli_env, "import", str(bad))
+    assert proc.returncode == 1 and "line 1:" in proc.stderr and "line 2:" in proc.stderr
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(b'{"content": "Deploys need a green CI run"}\n\xff\n')
+    proc = run_cli(cli_env, "import", str(mixed))
+    assert proc.returncode == 0 and "line 2:" in proc.stderr

@@ -21,7 +21,7 @@ def import_(file: str, as_json: bool) -> None:
     """Import memories from JSONL or a JSON array ('-' reads standard input).
 
     Bad lines are reported with their line number; good lines still import, whatever
-    a bad one holds (bytes that are not UTF-8 included).
+    a bad one holds (bytes that are not UTF-8 included). Exit 1 when no record was usable.
     """
     if file == "-":
         data = sys.stdin.buffer.read()
@@ -38,6 +38,8 @@ def import_(file: str, as_json: bool) -> None:
     else:
         console().print(f"imported {result.imported}, duplicates {result.duplicates},"
                         f" errors {len(result.errors)}")
+    if result.errors and not (result.imported or result.duplicates):
+        raise SystemExit(1)  # nothing usable in the file: a script must be able to tell
 
 
 @click.command()
