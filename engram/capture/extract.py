@@ -36,6 +36,7 @@ BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskLis
 MAX_RULE_CHARS = 400
 MAX_REASON_CHARS = 420
 MAX_FIX_CHARS = 600
+MIN_REASONING_CHARS = 160
 MAX_DECISIONS = 8
 MAX_TODOS = 10
 MIN_WRAP_UP_CHARS = 80
@@ -280,6 +281,20 @@ def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
                 index += 1
             found.append((kind, _short(" ".join(chunk), MAX_RULE_CHARS)))
     return found
+
+
+def reasoning(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[str, int]:
+    """A whole reasoned paragraph before an edit, when the explaining is spread over it
+    ("The answer should be a 409. A delta re-applied can double-count. So …"): every
+    sentence but narration, kept when there are several, they are long enough to be an
+    argument, and at least one of them gives a reason."""
+    kept = [s for t in texts for s in lexicon.sentences(t)
+            if len(s) >= 20 and not s.endswith(("?", "？")) and not _narration(s)
+            and not lexicon.MECHANICS_RE.search(s)]
+    text = " ".join(dict.fromkeys(kept))
+    if len(kept) < 2 or len(text) < MIN_REASONING_CHARS:
+        return "", 0
+    return _short(text, limit), max(_insight(s) for s in kept)
 
 
 def _insight(sentence: str) -> int:
@@ -675,7 +690,9 @@ class _Extractor:
             seen.add(first)
             passage, score = insight_passage(texts)
             if score < 2 or len(passage) < 40:
-                continue
+                passage, score = reasoning(texts)
+                if score < 1:
+                    continue
             in_fix = any(s < edit_at < e for s, e in self.fix_windows)
             if in_fix and not lexicon.ALTERNATIVE_RE.search(passage):
                 continue  # the reasoning of a fix belongs to its bug note

@@ -142,6 +142,9 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
     r"вместо", r"а не\b", r"\bstatt\b", r"anstatt", r"\bnicht \S+, sondern\b",
     r"au lieu de", r"plutôt que", r"en lugar de", r"en vez de", r"em vez de", r"ao invés de",
+    r", not (a |an |the )?[\w-]+", r"\bstattdessen\b", r"\bwill ich nicht\b", r"\bne suffi",
+    r"\bn'est pas la bonne\b", r"\bno alcanza\b", r"\bnão basta\b", r"\bнедостаточно\b",
+    r"不够", r"足りない",
     r"而不是", r"而非", r"改用", r"ではなく", r"代わりに", r"より",
 ), re.IGNORECASE)
 PURPOSE_RE = re.compile(_words(
