@@ -1,4 +1,5 @@
-"""A real `engram serve` in a subprocess on 127.0.0.1, for the API and dashboard tests."""
+"""Real servers in subprocesses for the API, dashboard and protocol tests: `engram serve` on
+127.0.0.1, and `engram mcp` spoken to over stdio."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -79,3 +81,57 @@ def start_server(home: Path, *args: str, timeout: float = 60, **env: str) -> Ser
             server.stop()
             raise RuntimeError(f"engram serve never answered: {log.read_text()}")
         time.sleep(0.05)
+
+
+class McpStdio:
+    """`engram mcp` in a subprocess, spoken to one raw line at a time."""
+
+    def __init__(self, env: dict[str, str], stderr_path: Path) -> None:
+        self.stderr_path = stderr_path
+        stderr_path.parent.mkdir(parents=True, exist_ok=True)
+        with stderr_path.open("wb") as stderr:
+            self.proc = subprocess.Popen([*engram_command(), "mcp"], env=env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=stderr)
+        self.buffer = b""
+
+    def send(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = 20) -> dict[str, Any] | None:
+        """The next reply (a message with an id); the server's notifications are skipped."""
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            if b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                message = json.loads(line)
+                if "id" in message:
+                    return message
+                continue
+            ready, _, _ = select.select([self.proc.stdout], [], [],
+                                        max(0.0, deadline - time.monotonic()))
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16) if ready else b""
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.send(json.dumps(message).encode())
+        reply = self.receive()
+        assert reply is not None, f"no reply to {message}"
+        return reply
+
+    def close(self) -> tuple[int, str]:
+        """Close its input and wait: (exit code, what it wrote on stderr)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            code = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        return code, self.stderr_path.read_text(errors="replace")
+

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import subprocess
 import time
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-from api_support import start_server
+from api_support import McpStdio, start_server
 from conftest import run_cli, run_json
 from fuzz_support import (
     BAD_BYTES,
@@ -548,40 +547,6 @@ INTERNAL_ERROR = -32603
 UNEXPECTED = "unexpected server error"
 
 
-class Stdio:
-    """`engram mcp`, spoken to one raw line at a time."""
-
-    def __init__(self, env: dict[str, str], stderr: Path) -> None:
-        with stderr.open("wb") as err:
-            self.proc = subprocess.Popen([*engram_command(), "mcp"], env=env,
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=err)
-        self.buffer = b""
-
-    def send(self, line: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self, timeout: float = 20) -> dict[str, Any] | None:
-        """The next reply (a message with an id); the server's notifications are skipped."""
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout
-        while True:
-            if b"\n" in self.buffer:
-                line, self.buffer = self.buffer.split(b"\n", 1)
-                message = json.loads(line)
-                if "id" in message:
-                    return message
-                continue
-            ready, _, _ = select.select([self.proc.stdout], [], [],
-                                        max(0.0, deadline - time.monotonic()))
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 16) if ready else b""
-            if not chunk:
-                return None
-            self.buffer += chunk
-
-
 def reply_due(line: bytes) -> tuple[str, set[Any]]:
     """("one", the ids the reply may carry), ("none", ∅) or ("maybe", ids), by JSON-RPC 2.0
     as engram.mcp.wire documents it: a request (an object with an `id`) is answered with its
@@ -690,7 +655,7 @@ def test_mcp_stdio(tmp_path: Path) -> None:
     seed_store(env, db)
     rng = Hostile("mcp")
     failures = Failures("mcp")
-    peer = Stdio(env, tmp_path / "mcp.stderr")
+    peer = McpStdio(env, tmp_path / "mcp.stderr")
     try:
         peer.send(json.dumps(INITIALIZE).encode())
         assert (peer.receive() or {}).get("id") == "init"
@@ -745,14 +710,7 @@ def test_mcp_stdio(tmp_path: Path) -> None:
         if peer.proc.poll() is not None:
             failures.add(-1, "engram mcp", ["exited during the fuzz"])
     finally:
-        assert peer.proc.stdin is not None
-        peer.proc.stdin.close()
-        try:
-            code = peer.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            peer.proc.kill()
-            code = peer.proc.wait()
-    stderr = (tmp_path / "mcp.stderr").read_text(errors="replace")
+        code, stderr = peer.close()
     if code != 0 or "Traceback" in stderr:
         failures.add(-1, "engram mcp", [f"exit {code}, stderr {stderr[-1500:]!r}"])
     assert_store_sound(db, rng.secrets, failures)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import select
 import sqlite3
 import subprocess
 import threading
@@ -28,7 +27,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from api_support import Server, engram_command, server_env, start_server
+from api_support import McpStdio, Server, engram_command, server_env, start_server
 
 from engram.errors import StoreUnavailableError
 
@@ -169,62 +168,6 @@ def expected_reply(line: bytes) -> tuple[bool, Any]:
 
 # --- MCP over stdio -----------------------------------------------------------------------
 
-class StdioPeer:
-    """`engram mcp` in a subprocess, spoken to line by line."""
-
-    def __init__(self, home: Path) -> None:
-        env = server_env(home, ENGRAM_PROJECT="web")
-        self.home = home
-        self.stderr_path = home / "mcp.stderr"
-        home.mkdir(parents=True, exist_ok=True)
-        with self.stderr_path.open("wb") as stderr:
-            self.proc = subprocess.Popen([*engram_command(), "mcp"], env=env,
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=stderr)
-        self.buffer = b""
-
-    def send(self, line: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self, timeout: float = REPLY_TIMEOUT) -> dict[str, Any] | None:
-        """The next message the server writes, skipping its own notifications."""
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout
-        while True:
-            if b"\n" in self.buffer:
-                line, self.buffer = self.buffer.split(b"\n", 1)
-                message = json.loads(line)
-                if "id" in message:
-                    return message
-                continue
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(left, 0))
-            if not ready:
-                return None
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
-            if not chunk:
-                return None
-            self.buffer += chunk
-
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        self.send(json.dumps(message).encode())
-        reply = self.receive()
-        assert reply is not None, f"no reply to {message}"
-        return reply
-
-    def close(self) -> tuple[int, str]:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        try:
-            code = self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait()
-        return code, self.stderr_path.read_text(errors="replace")
-
-
 def store_rows(home: Path) -> tuple[str, int]:
     with sqlite3.connect(home / "memory.db") as db:
         integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
@@ -235,7 +178,7 @@ def store_rows(home: Path) -> tuple[str, int]:
 def test_stdio_answers_every_request_it_can_parse(tmp_path: Path) -> None:
     """The issue's fuzz, as a test: every message that calls for a reply gets exactly one,
     with its own id (or null when none can be read); notifications get none."""
-    peer = StdioPeer(tmp_path)
+    peer = McpStdio(server_env(tmp_path, ENGRAM_PROJECT="web"), tmp_path / "mcp.stderr")
     assert peer.request(INITIALIZE)["id"] == "init"
     peer.send(json.dumps(INITIALIZED).encode())
     fuzz = Fuzz(seed=17)
@@ -246,7 +189,7 @@ def test_stdio_answers_every_request_it_can_parse(tmp_path: Path) -> None:
         wants_reply, request_id = expected_reply(line)
         peer.send(line)
         if wants_reply:
-            reply = peer.receive()
+            reply = peer.receive(REPLY_TIMEOUT)
             if reply is None:
                 failures.append(f"no reply to {line[:200]!r}")
                 break
@@ -270,13 +213,13 @@ def test_stdio_answers_every_request_it_can_parse(tmp_path: Path) -> None:
 
 
 def test_stdio_refuses_malformed_requests_with_json_rpc_errors(tmp_path: Path) -> None:
-    peer = StdioPeer(tmp_path)
+    peer = McpStdio(server_env(tmp_path, ENGRAM_PROJECT="web"), tmp_path / "mcp.stderr")
     peer.request(INITIALIZE)
     peer.send(json.dumps(INITIALIZED).encode())
 
     def ask(raw: bytes) -> dict[str, Any]:
         peer.send(raw)
-        reply = peer.receive()
+        reply = peer.receive(REPLY_TIMEOUT)
         assert reply is not None, raw[:100]
         return reply
 
