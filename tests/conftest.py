@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -106,3 +108,25 @@ def run_json(env: dict[str, str], *args: str, input: str | None = None):
     proc = run_cli(env, *args, "--json", input=input)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+@contextlib.contextmanager
+def write_lock_held(path: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process holds the store's write lock, as a reindex or a big import does,
+    until the block ends (or the test kills it)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sqlite3, time\n"
+         f"db = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+         "db.execute('BEGIN IMMEDIATE')\n"
+         "db.execute(\"INSERT INTO meta(key, value) VALUES ('holder', 'x')\")\n"
+         "print('locked', flush=True)\n"
+         "time.sleep(300)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+

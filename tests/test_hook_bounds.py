@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import write_lock_held
 
 import engram
 from engram.hooks.runner import BACKSTOP_GRACE_SECONDS, DEADLINES
@@ -89,19 +90,8 @@ def seed(env: dict[str, str]) -> None:
 def write_locked(env):
     """Another process holds the write lock, as a reindex or a big import does."""
     seed(env)
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sqlite3, time\n"
-         f"db = sqlite3.connect({str(store_path(env))!r}, isolation_level=None)\n"
-         "db.execute('BEGIN IMMEDIATE')\n"
-         "db.execute(\"INSERT INTO meta(key, value) VALUES ('holder', 'x')\")\n"
-         "print('locked', flush=True)\n"
-         "time.sleep(300)\n"],
-        stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "locked"
-    yield holder
-    holder.kill()
-    holder.wait()
+    with write_lock_held(store_path(env)) as holder:
+        yield holder
 
 
 # UserPromptSubmit keeps its real 3 s deadline; the longer ones (8 s, 20 s) are shortened

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, write_lock_held
 
 import engram
 from engram.config import open_private, write_private
@@ -325,19 +325,8 @@ def write_locked(store_path):
     """Another process holds the store's write lock (as a reindex or big import does)."""
     with engram.open(store_path, embedder="none") as mem:
         mem.save("Refunds go through the payment_intent API")
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sqlite3, sys, time\n"
-         f"db = sqlite3.connect({str(store_path)!r}, isolation_level=None)\n"
-         "db.execute('BEGIN IMMEDIATE')\n"
-         "db.execute(\"INSERT INTO meta(key, value) VALUES ('holder', 'x')\")\n"
-         "print('locked', flush=True)\n"
-         "time.sleep(120)\n"],
-        stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "locked"
-    yield store_path
-    holder.kill()
-    holder.wait()
+    with write_lock_held(store_path):
+        yield store_path
 
 
 def test_a_deadline_bounds_the_wait_for_a_locked_store(write_locked):
