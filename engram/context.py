@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .exchange import AUTHORITY_RULE, one_line
+from .ranking import facts_first
 from .text import estimate_tokens
 
 if TYPE_CHECKING:
@@ -117,7 +118,8 @@ def build(
     )
     if task or files:
         relevant = service.search(task or " ".join(files), k=8, files=files, **scope).results
-        section("Relevant to this task", [r.memory for r in relevant if r.score > 0])
+        section("Relevant to this task",
+                facts_first([r.memory for r in relevant if r.score > 0], lambda m: m))
     section(
         "Preferences", service.list(types=["preference"], limit=15, order="importance", **scope)
     )

@@ -428,3 +428,15 @@ def test_summariser_windows_never_cut_a_word_in_half():
                 if w["kind"] == "user"]
     assert len(window["text"]) <= MAX_WINDOW_CHARS + 2
     assert "sk_live" not in window["text"]  # dropped whole, not cut to a prefix
+
+
+def test_a_context_pack_puts_facts_before_a_session_summary_on_the_same_words(tmp_path):
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        summary = service.checkpoint(
+            "Task: refunds through Stripe, the refund endpoint, refund tests\nOutcome: OK.",
+            project="shop", session_id="s-1", provenance="hook").memory.id
+        fact = service.save("Refunds through Stripe take a payment_intent, not a charge",
+                            type="bug_note", project="shop").memory.id
+        pack = service.context(project="shop", task="refunds through Stripe")
+        relevant = pack.sections["Relevant to this task"]
+        assert relevant.index(fact) < relevant.index(summary)

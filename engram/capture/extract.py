@@ -68,12 +68,6 @@ _INVESTIGATION_RE = re.compile(
     r"investigate|understand|figure|review|test|confirm|start|try running|grep)\b",
     re.IGNORECASE,
 )
-_CHOICE_RE = re.compile(
-    r"\b(use|using|keep|keeping|switch|move|store|replace|go with|went with|pick|chose|choose|"
-    r"put|split|extract|cache|add|added|make|made|moved|switched|replaced|kept|stored|instead|"
-    r"rather|prefer|implement|implemented|so that|because|since)\b",
-    re.IGNORECASE,
-)
 _QUESTION_HEADING_RE = re.compile(r"question|вопрос|frage|pregunt|pergunt|问题|質問", re.I)
 _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 

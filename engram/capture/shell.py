@@ -24,7 +24,6 @@ FILTERS = frozenset({
 })
 # Trailing commands that only report ("; echo $?", "&& echo done", "|| true").
 REPORTERS = frozenset({"echo", "printf", "true", ":"})
-_CONTROL = ("&&", "||", ";", "&", "\n")
 _PIPES = ("|&", "|")
 # Redirections that only merge or discard streams: presentation, not part of the recipe.
 _PRESENTATION_REDIRECT = re.compile(r"^(?:[12]?>&[12]|[12]?>\s*/dev/null|&>\s*/dev/null)$")

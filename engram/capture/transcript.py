@@ -90,9 +90,6 @@ class Session:
     events: list[Event] = field(default_factory=list)
     truncated: bool = False  # only the newest part of a very large file was read
 
-    def of_kind(self, kind: str) -> Iterator[Event]:
-        return (e for e in self.events if e.kind == kind)
-
     @property
     def tools(self) -> list[ToolCall]:
         return [e.tool for e in self.events if e.tool is not None]
