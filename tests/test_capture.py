@@ -440,3 +440,27 @@ def test_a_context_pack_puts_facts_before_a_session_summary_on_the_same_words(tm
         pack = service.context(project="shop", task="refunds through Stripe")
         relevant = pack.sections["Relevant to this task"]
         assert relevant.index(fact) < relevant.index(summary)
+
+
+def test_a_bug_told_more_fully_at_a_later_stop_is_one_memory_updated_not_two(tmp_path):
+    session = (
+        Session().prompt("The nightly export crashes with a timeout on big merchants")
+        .say("The export builds the whole CSV in memory because it calls fetchall(), so big "
+             "merchants time out; streaming rows from a server-side cursor instead avoids that.")
+        .edit("app/export.py")
+    )
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        capture(service, str(path), project="shop", cwd=CWD, state=state)
+        [first] = service.list(types=["bug_note"])
+        session.say("Done.\n\nCause: fetchall() held every row of a 400k-row export in memory."
+                    "\nFix: rows now stream from a server-side cursor in batches of 1000.")
+        capture(service, str(session.write(path)), project="shop", cwd=CWD, state=state)
+        [bug] = service.list(types=["bug_note"])
+        assert bug.id == first.id and "400k-row export" in bug.content
+        service.update(bug.id, in_place=True, content="Export timeouts: stream the rows.")
+        session.say("Also: the cursor closes with the response.")
+        capture(service, str(session.write(path)), project="shop", cwd=CWD, state=state)
+        [kept] = service.list(types=["bug_note"])
+        assert kept.content == "Export timeouts: stream the rows."  # an edit by hand stands

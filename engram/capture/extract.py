@@ -32,6 +32,7 @@ from .failures import error_line
 from .transcript import Event, Session, ToolCall
 
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+EVOLVING = frozenset({"reported"})  # origins keyed by their event, not their text
 BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
 MAX_RULE_CHARS = 400
 MAX_REASON_CHARS = 420
@@ -88,11 +89,22 @@ class Finding:
 
     @property
     def key(self) -> str:
-        """Stable across repeated captures of one session (Stop, PreCompact, SessionEnd)."""
-        digest = hashlib.sha1(
+        """Stable across repeated captures of one session (Stop, PreCompact, SessionEnd).
+
+        Most findings are their text. A finding whose text grows with the session (a
+        reported bug reads its cause from the turn's wrap-up, which a Stop may see before
+        the transcript has it all) is the event it came from, so a later, fuller capture
+        updates it instead of adding a second one.
+        """
+        if self.origin in EVOLVING and self.anchor >= 0:
+            return f"{self.origin}:{self.type}@{self.anchor}"
+        return f"{self.origin}:{self.digest}"
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha1(
             f"{self.type}\n{_norm(self.content)}".encode("utf-8", "surrogatepass")
-        ).hexdigest()
-        return f"{self.origin}:{digest[:16]}"
+        ).hexdigest()[:16]
 
 
 @dataclass

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..errors import EngramError
+from ..model import to_iso
 from . import transcript
 from .extract import Extraction, Finding, extract
 
@@ -69,6 +71,24 @@ def record(finding: Finding, project: str | None, session_id: str | None) -> dic
     return data
 
 
+def _retell(service: Any, memory_id: str, finding: Finding, written: dict[str, list[str]],
+            project: str | None, session_id: str | None) -> None:
+    """Update a captured memory in place with a fuller account of its event, unless
+    someone has archived, deleted or edited it since capture wrote it: theirs stands."""
+    stamp = written.get(finding.key, ["", ""])[1]
+    try:
+        current = service.get(memory_id, track=False)
+    except EngramError:
+        return
+    if current.status != "active" or (to_iso(current.updated_at) or "") != stamp:
+        return
+    data = record(finding, project, session_id)
+    updated = service.update(memory_id, in_place=True, content=data["content"],
+                             problem=data.get("problem"), solution=data.get("solution"),
+                             files=data["files"])
+    written[finding.key] = [finding.digest, to_iso(updated.updated_at) or ""]
+
+
 def apply(
     service: Any,
     extraction: Extraction,
@@ -80,21 +100,30 @@ def apply(
 ) -> CaptureResult:
     """Save what is new, archive open items that are no longer open, update the summary.
 
-    `state` is the session's own bookkeeping ({"captured": {key: id}}), changed in place;
+    `state` is the session's own bookkeeping ({"captured": {key: id}, "written": …}),
+    changed in place;
     `rewrite` may reword the task summary (a configured summariser).
     """
     result = CaptureResult(empty=extraction.empty)
     if extraction.empty:
         return result
     captured: dict[str, str] = state.setdefault("captured", {})
+    # key -> [digest of the finding saved, updated_at of the memory as capture left it]
+    written: dict[str, list[str]] = state.setdefault("written", {})
     open_now = {f.key for f in extraction.findings if f.type in OPEN_TYPES}
     fresh = [f for f in extraction.findings if f.key not in captured]
     if fresh:
         saved = service.save_many([record(f, project, session_id) for f in fresh])
         for finding, outcome in zip(fresh, saved, strict=True):
             captured[finding.key] = outcome.memory.id
+            written[finding.key] = [finding.digest, to_iso(outcome.memory.updated_at) or ""]
             if not outcome.duplicate:
                 result.saved.append(outcome.memory)
+    for finding in extraction.findings:  # the same event, told more fully now
+        key = finding.key
+        if key not in captured or written.get(key, [finding.digest])[0] == finding.digest:
+            continue
+        _retell(service, captured[key], finding, written, project, session_id)
     for key, memory_id in list(captured.items()):
         if key.startswith("open:") and key not in open_now:
             try:
@@ -105,6 +134,7 @@ def apply(
             captured.pop(key, None)
     if len(captured) > MAX_KEYS:
         state["captured"] = dict(list(captured.items())[-MAX_KEYS:])
+        state["written"] = {k: v for k, v in written.items() if k in state["captured"]}
     summary = extraction.summary
     if summary is not None:
         text = rewrite(summary.content) if rewrite is not None else summary.content

@@ -23,7 +23,7 @@ FILTERS = frozenset({
     "wc", "cut", "column", "tee", "nl", "fold", "tr", "awk", "sed", "jq", "ag",
 })
 # Trailing commands that only report ("; echo $?", "&& echo done", "|| true").
-REPORTERS = frozenset({"echo", "printf", "true", ":"})
+REPORTERS = frozenset({"echo", "printf", "true", ":", "exit"})  # `; exit ${PIPESTATUS[0]}`
 _PIPES = ("|&", "|")
 # Redirections that only merge or discard streams: presentation, not part of the recipe.
 _PRESENTATION_REDIRECT = re.compile(r"^(?:[12]?>&[12]|[12]?>\s*/dev/null|&>\s*/dev/null)$")
