@@ -464,3 +464,36 @@ def test_a_bug_told_more_fully_at_a_later_stop_is_one_memory_updated_not_two(tmp
         capture(service, str(session.write(path)), project="shop", cwd=CWD, state=state)
         [kept] = service.list(types=["bug_note"])
         assert kept.content == "Export timeouts: stream the rows."  # an edit by hand stands
+
+
+def test_stop_reads_the_closing_words_claude_code_hands_it_before_the_transcript(tmp_path):
+    session = Session().prompt("add the export endpoint").edit("app/export.py")
+    path = session.write(tmp_path / "t.jsonl")
+    closing = ("The export endpoint streams JSONL now.\n\nStill open:\n- Large exports are "
+               "not paginated yet")
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        result = capture(service, str(path), project="shop", cwd=CWD, state={},
+                         last_message=closing)
+        assert "streams JSONL" in result.summary.content
+        assert [m.content for m in result.saved if m.type == "todo"] == [
+            "Large exports are not paginated yet"]
+
+
+def test_a_reported_bug_seen_before_its_fix_passed_becomes_the_fix_not_a_second_note(tmp_path):
+    session = (
+        Session().prompt("The refund check fails since the Stripe upgrade, please fix it")
+        .bash("python3 check.py", "KeyError: charge", failed=True)
+        .say("The check fails because the charge argument was removed; passing the "
+             "payment_intent instead of the charge, since every order stores one.")
+        .edit("shop/refund.py")
+    )
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        capture(service, str(path), project="shop", cwd=CWD, state=state)
+        [early] = service.list(types=["bug_note"])
+        session.bash("python3 check.py", "ok").say("Fixed: refunds pass the payment intent.")
+        capture(service, str(session.write(path)), project="shop", cwd=CWD, state=state)
+        [bug] = service.list(types=["bug_note"])
+        assert bug.id == early.id
+        assert "KeyError: charge" in bug.content and "payment_intent" in bug.content

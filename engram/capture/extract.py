@@ -539,8 +539,12 @@ class _Extractor:
             first, last = turn.span()
             fixes = [f for f in self.findings if f.origin == "fix" and first <= f.anchor <= last]
             if fixes:
-                fixes[0].content = f"{symptom} — {fixes[0].content}"
-                fixes[0].problem = f"{symptom} ({fixes[0].problem})"
+                fix = fixes[0]
+                fix.content = f"{symptom} — {fix.content}"
+                fix.problem = f"{symptom} ({fix.problem})"
+                # The turn's bug, however fully told: one memory whether a Stop saw it
+                # before the passing run reached the transcript or after.
+                fix.origin, fix.anchor = "reported", first
                 continue
             closing = turn.closing()
             cause = ""

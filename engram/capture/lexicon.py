@@ -306,7 +306,9 @@ OPEN_HEADING_RE = re.compile(_words(
     r"后续", r"次のステップ", r"残り", r"未対応", r"今後の課題", r"懸念",
 ), re.IGNORECASE)
 STILL_OPEN_RE = re.compile(_words(
-    r"\bstill (need|needs|has to|have to|to be)\b", r"\bnot yet\b", r"\bhaven't (yet )?\w+",
+    r"\bstill (need|needs|has to|have to|to be)\b", r"\bnot yet\b",
+    r"\b(is|are|was|were|isn't|aren't)( not)? (\w+ )?(updated|handled|covered|done|migrated|"
+    r"tested|fixed|wired|implemented|documented) yet\b", r"\bhaven't (yet )?\w+",
     r"\bleft (to|for later)\b", r"\bfollow[- ]up\b", r"\blater\b", r"\bremains? to\b",
     r"\bwe should (also|still|eventually)\b", r"\bworth (adding|doing|looking)\b",
     r"\btodo\b", r"\bnever (removed|cleaned|deleted|expired)\b", r"\bnext step\b",

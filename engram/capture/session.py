@@ -157,13 +157,17 @@ def capture(
     state: dict[str, Any] | None = None,
     failures: dict[str, dict[str, Any]] | None = None,
     rewrite: Callable[[str], str] | None = None,
+    last_message: Any = None,
 ) -> CaptureResult:
     """Read a transcript file and capture it (see `apply`).
 
     `failures` are tool failures the PostToolUseFailure hook saw as they happened
     ({tool_use_id: {"error": …}}): they fill in results a transcript has not flushed yet.
+    `last_message` is the Stop payload's `last_assistant_message`: the turn's closing
+    words, which Claude Code hands the hook before the transcript may hold them.
     """
     session = transcript.read(os.path.expanduser(path))
+    transcript.close_with(session, last_message)
     if failures:
         for call in session.tools:
             seen = failures.get(call.id)

@@ -175,6 +175,17 @@ def read(path: str) -> Session:
     return session
 
 
+def close_with(session: Session, last_message: Any) -> None:
+    """Add the turn's closing words when the transcript does not end with them yet."""
+    if not isinstance(last_message, str) or not last_message.strip():
+        return
+    text = last_message.strip()[:MAX_TEXT_CHARS]
+    last = next((e for e in reversed(session.events) if e.kind != "compaction"), None)
+    if last is not None and last.kind == "text" and last.text == text:
+        return
+    session.events.append(Event("text", len(session.events), None, text))
+
+
 def parse_entries(entries: list[dict[str, Any]]) -> Session:
     """The same, from entries already in memory (tests, replays)."""
     session = Session()

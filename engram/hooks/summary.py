@@ -85,7 +85,7 @@ def checkpoint(service: Any, payload: dict[str, Any], project: str | None,
     result = capture(
         service, path, project=project, session_id=session_id, cwd=cwd, state=state,
         failures=state.get("failures") if isinstance(state.get("failures"), dict) else None,
-        rewrite=summarise,
+        rewrite=summarise, last_message=payload.get("last_assistant_message"),
     )
     if result is not None and not result.empty:
         _start_summariser(payload, project, state, event)
