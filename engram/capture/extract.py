@@ -720,6 +720,10 @@ class _Extractor:
             summaries += [e for e in self.events if e.kind == "text" and e.position > edited_at
                           and len(e.text) >= LONG_TEXT_CHARS and _is_list(e.text)]
         done: set[int] = set(seen)
+        final = next((t.closing() for t in reversed(turns)
+                      if t.worked and t.closing() is not None), None)
+        if final is not None:
+            summaries.append(final)
         for closing in summaries:
             if closing is None or closing.position in done:
                 continue
@@ -732,6 +736,12 @@ class _Extractor:
                     candidates.append((score, Finding(
                         "decision", _short(sentence, MAX_REASON_CHARS), "wrap-up",
                         at=closing.at, files=[], importance=0.6, anchor=closing.position)))
+            if final is None or closing.position != final.position:
+                continue
+            for item in _design_items(closing.text):
+                candidates.append((1, Finding(
+                    "decision", _short(item, MAX_REASON_CHARS), "wrap-up",
+                    at=closing.at, files=[], importance=0.55, anchor=closing.position)))
         best = sorted(candidates, key=lambda c: -c[0])[:MAX_DECISIONS]
         for _, finding in sorted(best, key=lambda c: c[1].anchor):
             self.add(finding)
@@ -825,6 +835,34 @@ class _Extractor:
                 continue
             seen.add(_norm(text))
             self.add(Finding(kind, _short(text, 300), "open", at=at, importance=0.55))
+
+
+_VERIFICATION_RE = re.compile(
+    r"\b(tests?|passing|passed|passes|green|clean|commit(ted)?|pushed|lint|coverage|credo|"
+    r"dialyzer|clippy|ruff|eslint|files? changed|closed|bead|pr|ci)\b", re.IGNORECASE)
+_DESIGN_RE = re.compile(
+    r"\b(uses?|via|through|instead|only|default|per|so that|to (avoid|keep|reduce|make)|"
+    r"rather|never|always|stays?|keeps?|carr(y|ies)|falls? back|stored?|cached?|streams?)\b",
+    re.IGNORECASE)
+
+
+_IDENTIFIER_RE = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w*")  # snake, Camel
+
+
+def _design_items(text: str) -> list[str]:
+    """List items of a wrap-up that state how something was built ("Traces go to stdout in
+    dev, via …"), not what was checked ("12 tests pass")."""
+    found = []
+    for raw in text.splitlines():
+        item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)$", raw)
+        if not item:
+            continue
+        line = item.group(1).strip().strip("*_ ")
+        if not 40 <= len(line) <= 300 or _VERIFICATION_RE.search(line):
+            continue
+        if _DESIGN_RE.search(line) and ("`" in line or _IDENTIFIER_RE.search(line)):
+            found.append(line)
+    return found
 
 
 def _is_list(text: str) -> bool:
