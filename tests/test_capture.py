@@ -497,3 +497,23 @@ def test_a_reported_bug_seen_before_its_fix_passed_becomes_the_fix_not_a_second_
         [bug] = service.list(types=["bug_note"])
         assert bug.id == early.id
         assert "KeyError: charge" in bug.content and "payment_intent" in bug.content
+
+
+@pytest.mark.parametrize("reply", [
+    "no, per-process cache means people see different numbers when they refresh. take it out",
+    "sí, son 3 servidores y cada uno tiene su propio storage, así que el lock no serviría. "
+    "sacalo",
+    "C'est plus fluide, mais le premier affichage met toujours 3 secondes. Pas terrible.",
+])
+def test_a_change_the_user_turns_down_is_a_failed_attempt_with_their_why(reply):
+    session = (
+        Session().prompt("the report page is slow, make repeated views fast")
+        .say("Caching the rendered page in LocMemCache for 15 minutes avoids recomputing the "
+             "totals on every view.")
+        .edit("reports/views.py")
+        .say("Cached the page for 15 minutes.")
+        .prompt(reply)
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert attempt.startswith("Caching the rendered page in LocMemCache")
+    assert reply[:40] in attempt  # the user's words, the why beside the verdict

@@ -643,15 +643,26 @@ class _Extractor:
             said = [s for s in lexicon.sentences(prompt.text) if lexicon.DID_NOT_WORK_RE.search(s)]
             if not said:
                 continue
-            approach = previous.closing_gist() or _gist(
+            approach = self.last_change_reason(previous) or previous.closing_gist() or _gist(
                 [e.text for e in previous.events if e.kind == "text"]
             )
             if not approach:
                 continue
-            content = f"{approach} — did not work: {_short(' '.join(said), 240)}"
+            # The user's whole reply when it is short: the why sits beside the verdict.
+            why = prompt.text if len(prompt.text) <= 400 else " ".join(said)
+            content = f"{approach} — did not work: {_short(why, 400)}"
             self.add(Finding("failed_attempt", content, "not-working", at=prompt.at,
-                             files=previous.files(self), problem=_short(" ".join(said), 240),
+                             files=previous.files(self), problem=_short(why, 400),
                              importance=0.55))
+
+    def last_change_reason(self, turn: _Turn) -> str:
+        """What the assistant said right before the last edit of a turn: the approach."""
+        edit = next((e for e in reversed(turn.events) if e.tool is not None
+                     and e.tool.name in EDIT_TOOLS and e.tool.failed is False), None)
+        if edit is None:
+            return ""
+        texts, _ = self.text_before(edit.position, past_bookkeeping=True)
+        return _gist(texts, 260)
 
     def abandoned(self) -> None:
         recent_failure = -10

@@ -277,6 +277,15 @@ DID_NOT_WORK_RE = re.compile(_words(
     r"não funcionou", r"continua falhando", r"mesmo erro",
     r"不行", r"没用", r"还是(报错|失败|不行)", r"不起作用", r"没有效果",
     r"うまくいかない", r"動かない", r"まだ(エラー|失敗)", r"効果がない", r"直っていない",
+    # the change is turned down: "take it out", "not good enough", "that won't do"
+    r"\b(take|pull|rip) (it|that|this) out\b", r"\bremove (it|that|this)\b",
+    r"\b(won't|wouldn't|doesn't|does not) (work|do|fly|help)\b", r"\bnot good( enough)?\b",
+    r"\bno good\b", r"^no[,.!]", r"\bstill (slow|takes|too)\b",
+    r"не подойд", r"не годится", r"убери", r"откатывай", r"nicht gut", r"nimm (das|es) raus",
+    r"reicht nicht", r"pas terrible", r"ne marchera pas", r"enlève", r"retire[sz]?[- ]le",
+    r"no me vale", r"no vale", r"no servir[íi]a", r"no sirve", r"s[áa]calo", r"qu[íi]talo",
+    r"não serve", r"não vai funcionar", r"tira (isso|isto)", r"不好", r"去掉", r"删掉",
+    r"ダメ", r"だめ", r"外して",
 ), re.IGNORECASE)
 
 # The assistant giving an approach up (with structural evidence around it).
