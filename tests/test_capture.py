@@ -517,3 +517,14 @@ def test_a_change_the_user_turns_down_is_a_failed_attempt_with_their_why(reply):
     [attempt] = found(session.extract(), "failed_attempt")
     assert attempt.startswith("Caching the rendered page in LocMemCache")
     assert reply[:40] in attempt  # the user's words, the why beside the verdict
+
+
+@pytest.mark.parametrize("closing", [
+    "Done. One thing I couldn't check from the repo: CloudFront may cut uploads before nginx.",
+    "Listo. Los feriados no se consideran; no sé si eso le importa a finanzas.",
+    "レポートとして返品を売上から引くべきか、別に出すべきかは私には判断できません。",
+])
+def test_what_a_wrap_up_could_not_settle_is_an_open_question(closing):
+    session = Session().prompt("add the upload limit").edit("app/upload.py").say(closing)
+    questions = found(session.extract(), "open_question")
+    assert len(questions) == 1 and questions[0] in closing

@@ -935,9 +935,11 @@ def _open_items(text: str) -> list[tuple[str, str]]:
             if sentence.endswith(("?", "？")):
                 if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
                     found.append(("open_question", sentence))
-            elif lexicon.STILL_OPEN_RE.search(sentence) and len(sentence) >= 25 and not (
-                lexicon.OFFER_RE.search(sentence)
-            ):
+            elif len(sentence) < 25 or lexicon.OFFER_RE.search(sentence):
+                continue
+            elif lexicon.UNCERTAIN_RE.search(sentence):
+                found.append(("open_question", sentence))
+            elif lexicon.STILL_OPEN_RE.search(sentence):
                 found.append(("todo", sentence))
     return found
 

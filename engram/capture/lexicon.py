@@ -332,6 +332,19 @@ STILL_OPEN_RE = re.compile(_words(
     r"nunca se (borran|eliminan|limpian)", r"nunca são (removid|limp)", r"从不(删除|清理)",
     r"未対応",
 ), re.IGNORECASE)
+# A wrap-up saying what it could not settle: an open question, even without a "?".
+UNCERTAIN_RE = re.compile(_words(
+    r"\b(couldn't|could not|can't|cannot|didn't|did not) (check|verify|confirm|test|tell|see)\b",
+    r"\bnot sure (if|whether|that)\b", r"\bunclear (if|whether|how|what)\b",
+    r"\bi don't know (if|whether)\b", r"\bneeds? (to be )?(confirm|check|decid)ed\b",
+    r"\bworth (confirming|checking|asking)\b", r"\bnot (yet )?(decided|checked|verified)\b",
+    r"не знаю,? (ли|нужно|стоит)", r"не уверен", r"нужно уточнить", r"неясно", r"не проверил",
+    r"ich weiß nicht,? ob", r"unklar", r"muss (noch )?geklärt", r"nicht geprüft",
+    r"je ne sais pas si", r"à voir avec", r"à confirmer", r"pas vérifié", r"no sé si",
+    r"no está claro", r"hay que confirmar", r"não sei se", r"não se sabe", r"a confirmar",
+    r"不确定", r"需要确认", r"不清楚", r"判断できません", r"確認が必要", r"未定", r"わかりません",
+), re.IGNORECASE)
+
 # A question that offers help is not an open question about the project.
 OFFER_RE = re.compile(
     r"\b(would you like|(do you )?want me to|shall i|should i|let me know|can i help|"
