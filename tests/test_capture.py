@@ -521,7 +521,8 @@ def test_a_change_the_user_turns_down_is_a_failed_attempt_with_their_why(reply):
 
 @pytest.mark.parametrize("closing", [
     "Done. One thing I couldn't check from the repo: CloudFront may cut uploads before nginx.",
-    "Listo. Los feriados no se consideran; no sé si eso le importa a finanzas.",
+    "Listo, el cron corre de lunes a viernes. Los feriados no se consideran; no sé si eso le "
+    "importa a finanzas.",
     "レポートとして返品を売上から引くべきか、別に出すべきかは私には判断できません。",
 ])
 def test_what_a_wrap_up_could_not_settle_is_an_open_question(closing):

@@ -876,6 +876,15 @@ def _design_items(text: str) -> list[str]:
     return found
 
 
+_WIDE_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _weight(text: str) -> int:
+    """Length as Latin text would have it: a Chinese, Japanese or Korean character says
+    about as much as three Latin ones."""
+    return len(text) + 2 * len(_WIDE_RE.findall(text))
+
+
 def _is_list(text: str) -> bool:
     """A text laid out as a summary: three or more list items."""
     return len(re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+\S", text, re.MULTILINE)) >= 3
@@ -984,7 +993,7 @@ class _Turn:
             return None
         # Several blocks after the last tool are one wrap-up ("Done." then the summary).
         text = "\n\n".join(e.text for e in trailing)
-        if len(text) < MIN_WRAP_UP_CHARS:
+        if _weight(text) < MIN_WRAP_UP_CHARS:
             return None
         last = trailing[-1]
         return last if len(trailing) == 1 else Event("text", last.position, last.at, text)
