@@ -740,7 +740,9 @@ class _Extractor:
                 continue
             done.add(closing.position)
             for sentence in lexicon.sentences(closing.text):
-                if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence):
+                if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
+                    lexicon.FIX_LABEL_RE.match(sentence)
+                ):
                     continue
                 score = _insight(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
                 if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
@@ -940,16 +942,22 @@ def _open_items(text: str) -> list[tuple[str, str]]:
             kind = "open_question" if question_section or item.endswith(("?", "？")) else "todo"
             found.append((kind, item))
             continue
+        uncertain: list[str] = []  # one open question per paragraph, however many sentences
         for sentence in lexicon.sentences(item):
+            if lexicon.UNCERTAIN_RE.search(sentence) and not sentence.endswith(("?", "？")) and (
+                len(sentence) >= 12 and not lexicon.OFFER_RE.search(sentence)
+            ):
+                uncertain.append(sentence)
+                continue
             if sentence.endswith(("?", "？")):
                 if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
                     found.append(("open_question", sentence))
             elif len(sentence) < 25 or lexicon.OFFER_RE.search(sentence):
                 continue
-            elif lexicon.UNCERTAIN_RE.search(sentence):
-                found.append(("open_question", sentence))
             elif lexicon.STILL_OPEN_RE.search(sentence):
                 found.append(("todo", sentence))
+        if uncertain:
+            found.append(("open_question", " ".join(uncertain)))
     return found
 
 

@@ -29,12 +29,14 @@ _LASTING = _words(
     r"каждый раз", r"(в )?(этом|этого|нашем|нашего) (репо|репозитори|проект)",
     r"у нас (принято|так)",
     # de
-    r"\bimmer\b", r"\bniemals\b", r"\bnie\b", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
+    r"\bimmer\b(?! noch)", r"\bniemals\b", r"\bnie\b", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
     r"\bkünftig\b", r"\bin zukunft\b", r"\bgrundsätzlich\b", r"\bjedes mal\b",
     r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b", r"\bacá\b", r"\baquí\b",
     r"\baqui\b",
     # fr
-    r"\btoujours\b", r"\bjamais\b", r"\bdésormais\b", r"\bdorénavant\b",
+    # "toujours" is "always" before an infinitive or after an imperative, else "still"
+    r"\btoujours (\w+er|\w+ir|\w+re)\b", r"\b\w+(e|ez) toujours\b", r"\bjamais\b",
+    r"\bdésormais\b", r"\bdorénavant\b",
     r"\bà partir de maintenant\b", r"\bà l'avenir\b", r"\bchaque fois\b",
     r"\b(dans ce|de ce|du) (dépôt|projet|repo)\b", r"\bchez nous\b", r"\bici,? tout\b",
     # es / pt
@@ -198,6 +200,12 @@ PROBLEM_RE = re.compile(_words(
     r"落ちる", r"重複", r"バグ",
 ), re.IGNORECASE)
 # A labelled line of a wrap-up that names a cause or a fix.
+# A labelled line of a wrap-up that states the fix: part of the bug, not a decision.
+FIX_LABEL_RE = re.compile(
+    r"^\W*(key )?(fix(es|ed)?|solution|correctif|correction|arreglo|solución|correção|"
+    r"исправление|lösung|behoben|修复|修正|対応)\b[^:：]{0,30}[:：]",
+    re.IGNORECASE,
+)
 CAUSE_LABEL_RE = re.compile(
     r"^\W*(root cause|cause|problem|issue|the bug|why|ursache|problem|причина|проблема|"
     r"cause racine|causa|原因|問題)\W*[:：]\s*(?P<text>.+)$",
@@ -280,7 +288,7 @@ DID_NOT_WORK_RE = re.compile(_words(
     # the change is turned down: "take it out", "not good enough", "that won't do"
     r"\b(take|pull|rip) (it|that|this) out\b", r"\bremove (it|that|this)\b",
     r"\b(won't|wouldn't|doesn't|does not) (work|do|fly|help)\b", r"\bnot good( enough)?\b",
-    r"\bno good\b", r"^no[,.!]", r"\bstill (slow|takes|too)\b",
+    r"\bno good\b", r"\bstill (slow|takes|too)\b",
     r"не подойд", r"не годится", r"убери", r"откатывай", r"nicht gut", r"nimm (das|es) raus",
     r"reicht nicht", r"pas terrible", r"ne marchera pas", r"enlève", r"retire[sz]?[- ]le",
     r"no me vale", r"no vale", r"no servir[íi]a", r"no sirve", r"s[áa]calo", r"qu[íi]talo",
@@ -318,7 +326,7 @@ STILL_OPEN_RE = re.compile(_words(
     r"\bstill (need|needs|has to|have to|to be)\b", r"\bnot yet\b",
     r"\b(is|are|was|were|isn't|aren't)( not)? (\w+ )?(updated|handled|covered|done|migrated|"
     r"tested|fixed|wired|implemented|documented) yet\b", r"\bhaven't (yet )?\w+",
-    r"\bleft (to|for later)\b", r"\bfollow[- ]up\b", r"\blater\b", r"\bremains? to\b",
+    r"\bleft (to do|for later)\b", r"\bfollow[- ]up\b", r"\blater\b", r"\bremains? to\b",
     r"\bwe should (also|still|eventually)\b", r"\bworth (adding|doing|looking)\b",
     r"\btodo\b", r"\bnever (removed|cleaned|deleted|expired)\b", r"\bnext step\b",
     r"\bfixme\b", r"\bnext time\b", r"\bpending\b", r"\bremaining\b",
