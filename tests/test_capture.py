@@ -419,7 +419,7 @@ def test_text_a_transcript_decodes_into_lone_surrogates_is_kept_not_refused(tmp_
 
 
 def test_summariser_windows_never_cut_a_word_in_half():
-    from engram.capture.extract import MAX_WINDOW_CHARS, windows
+    from engram.capture.windows import MAX_WINDOW_CHARS, windows
 
     token = "sk_live_" + "A1b2C3d4" * 6
     filler = "word " * ((MAX_WINDOW_CHARS - 20) // 5)

@@ -437,7 +437,8 @@ def summarise_session(path: str, session_id: str, *, project: str | None, cwd: s
     attempt, so the same windows are not sent again)."""
     from ..hooks.state import load_session, save_session
     from . import transcript
-    from .extract import extract, windows
+    from .extract import extract
+    from .windows import windows
 
     chosen = settings(config)
     if chosen is None:

@@ -1,0 +1,128 @@
+"""Shell commands in a session: what a command is an instance of, whether its failure
+says something about the project, whether it passed, and the failing streaks that end in a
+fix (stdlib only, like the rest of capture).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..hooks import triage
+from . import shell
+from .reading import shorten
+from .transcript import ToolCall
+
+_WATCHED = frozenset({
+    "git", "docker", "docker-compose", "podman", "kubectl", "helm", "terraform", "alembic",
+    "curl", "wget", "http", "psql", "mysql", "redis-cli", "gh", "pip", "pip3", "brew",
+    "apt", "apt-get",
+})
+_READ_ONLY = frozenset({
+    "ls", "cat", "head", "tail", "grep", "rg", "find", "pwd", "echo", "wc", "which", "tree",
+    "file", "stat", "less", "more", "du", "df", "env", "printenv", "whoami", "date", "sleep",
+    "type", "diff", "jq", "bat", "fd",
+})
+_GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "branch", "remote", "rev-parse",
+                            "ls-files", "blame", "grep", "fetch", "describe", "config"})
+_SUBCOMMAND_PROGRAMS = frozenset({
+    "npm", "pnpm", "yarn", "bun", "cargo", "go", "mix", "git", "docker", "uv", "poetry", "pdm",
+    "hatch", "dotnet", "swift", "gradle", "gradlew", "mvn", "mvnw", "bundle", "rails", "rake",
+    "make", "just", "task", "kubectl", "terraform", "helm", "npx", "deno", "composer", "pip",
+    "pip3", "gh", "alembic", "docker-compose", "podman", "flutter", "dart", "sbt", "lein",
+})
+_PREFIXES = frozenset({"time", "sudo", "nice", "nohup", "command", "exec", "env"})
+
+
+def words_of(command: str, *, last: bool = False) -> list[str]:
+    """A meaningful simple command's words — the first, or the last one that does work —
+    past `cd`, env assignments, `time`, `timeout N`, reporters and output filters."""
+    found: list[list[str]] = []
+    for words in shell.segments(command):
+        rest = [w for w in words if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
+        while rest and (rest[0] in _PREFIXES or rest[0] == "timeout"):
+            rest = rest[2:] if rest[0] == "timeout" and len(rest) > 1 else rest[1:]
+        if not rest or rest[0] in ("cd", "source", ".", "export", "set", "pushd"):
+            continue
+        if found and rest[0] in shell.FILTERS | shell.REPORTERS:
+            continue
+        if not last:
+            return rest
+        found.append(rest)
+    return found[-1] if found else []
+
+
+def family(command: str) -> str:
+    """What a command is an instance of: `pytest`, `npm run build`, `git push`."""
+    words = words_of(command, last=True)
+    if not words:
+        return ""
+    program = words[0].rsplit("/", 1)[-1]
+    args = words[1:]
+    if re.match(r"^python\d*(\.\d+)?$", program) and args[:1] == ["-m"] and len(args) > 1:
+        program, args = args[1], args[2:]
+    name = program
+    if program in _SUBCOMMAND_PROGRAMS:
+        subs = [a for a in args if not a.startswith("-")][:2 if args[:1] in (["run"], ["exec"])
+                                                          else 1]
+        name = " ".join([program, *subs])
+    return name
+
+
+def program_of(command: str) -> str:
+    words = words_of(command)
+    return words[0].rsplit("/", 1)[-1] if words else ""
+
+
+def is_watched(command: str) -> bool:
+    """A command whose failure and later success is worth remembering."""
+    return triage.command_kind(command) is not None or program_of(command) in _WATCHED
+
+
+def is_read_only(command: str) -> bool:
+    words = words_of(command)
+    if not words:
+        return True
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "git":
+        sub = next((w for w in words[1:] if not w.startswith("-")), "")
+        return sub in _GIT_READ_ONLY
+    return program in _READ_ONLY
+
+
+def run_outcome(call: ToolCall) -> bool | None:
+    """True passed, False failed, None unknown (no result, interrupted or rejected)."""
+    if call.failed is None or call.interrupted or call.rejected:
+        return None
+    if call.failed:
+        return False
+    command = call.command or ""
+    # A test run piped through `tail` exits 0: its output still says whether it passed.
+    return triage.command_kind(command) is None or triage.bash_succeeded({"stdout": call.output})
+
+
+def display_command(command: str, cwd: str | None) -> str:
+    """The command as typed when it is a one-line recipe; else what it is an instance of
+    (a commit with a heredoc message is shown as `git commit`)."""
+    normalized = shell.normalize_command(command, cwd)
+    if normalized and len(normalized) <= 200:
+        return normalized
+    return family(command) or shorten(command, 120)
+
+
+@dataclass
+class Streak:
+    """A command family failing: since when, with what, and whether anything changed."""
+
+    call: ToolCall
+    error: str
+    changed: bool = False
+    retried: ToolCall | None = None  # the first failure with the same error after a change
+
+
+def same_error(a: str, b: str) -> bool:
+    """The same problem, whatever line numbers, ids and timings say."""
+    def key(text: str) -> str:
+        return re.sub(r"[\d_:/.\\-]+|0x[0-9a-f]+", " ", text.lower()).split("—")[0].strip()
+
+    return key(a) == key(b)

@@ -1,0 +1,282 @@
+"""Reading what people and the assistant wrote: rules in a person's words, the passages
+that give reasons, the gist of a text, what a wrap-up leaves open, the answers to the
+agent's questions. Words decide only what structure cannot (see lexicon.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import lexicon
+from .transcript import ToolCall
+
+MAX_RULE_CHARS = 400
+MAX_REASON_CHARS = 420
+MIN_REASONING_CHARS = 160
+LONG_PROMPT_CHARS = 1500  # beyond this a prompt is a pasted spec: only explicit rules count
+INVESTIGATION_RE = re.compile(
+    r"^\s*(let me|let's|i'll|i will|i need to|i'm going to|now i'll|first,? i'll|next,? i'll)"
+    r"\s+(now\s+)?(check|look|read|see|search|find|examine|view|explore|verify|inspect|open|run|"
+    r"investigate|understand|figure|review|test|confirm|start|try running|grep)\b",
+    re.IGNORECASE,
+)
+_QUESTION_HEADING_RE = re.compile(r"question|вопрос|frage|pregunt|pergunt|问题|質問", re.I)
+_ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
+
+
+def normalized(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def gist_of(texts: list[str], limit: int = 220) -> str:
+    """The first sentences of some assistant text that are not narration, up to `limit`."""
+    out = ""
+    for text in texts:
+        for sentence in lexicon.sentences(text):
+            if len(sentence) < 20 or INVESTIGATION_RE.match(sentence) or (
+                lexicon.NARRATION_RE.match(sentence) and len(sentence) < 60
+            ):
+                continue
+            if out and len(out) + len(sentence) > limit:
+                return out
+            out = f"{out} {sentence}".strip()
+    return shorten(out, limit)
+
+
+def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
+    """'constraint', 'preference' or None for one sentence a person wrote."""
+    text = sentence.strip()
+    if len(text) < 8 or len(text) > MAX_RULE_CHARS or text.endswith(("?", "？")):
+        return None
+    lasting = bool(lexicon.LASTING_RE.search(text))
+    if lexicon.NOT_A_RULE_RE.search(text) and not lasting:
+        return None
+    preference = bool(lexicon.PREFERENCE_RE.search(text))
+    obligation = bool(lexicon.OBLIGATION_RE.search(text) or lexicon.PROHIBITION_RE.search(text))
+    emphasis = bool(lexicon.EMPHASIS_RE.search(text))
+    if preference and (lasting or not long_prompt):
+        return "preference"
+    if lasting and (obligation or preference or lexicon.RULE_SUBJECT_RE.search(text)
+                    or len(text) <= 200):
+        return "constraint"
+    if obligation and (not long_prompt or emphasis):
+        return "constraint"
+    if emphasis and not long_prompt:
+        return "constraint"  # "Important: X, the SDKs rely on it"; "two rules of this repo: …"
+    return None
+
+
+def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
+    """(constraint|preference, rule) in a person's text, each rule in their words with
+    the sentences of the same paragraph that continue or explain it.
+
+    `whole`: the text is one statement (feedback on a rejected tool call): when any of
+    its sentences is a rule, all of it is kept as one.
+    """
+    long_prompt = len(text) > LONG_PROMPT_CHARS
+    found: list[tuple[str, str]] = []
+    for paragraph in re.split(r"\n\s*\n", re.sub(r"```.*?(```|\Z)", "\n\n", text,
+                                                  flags=re.DOTALL)):
+        parts = lexicon.sentences(paragraph)
+        kinds = [rule_type(p, long_prompt=long_prompt) for p in parts]
+        if whole and any(kinds):
+            kind = "preference" if "preference" in kinds and "constraint" not in kinds else (
+                "constraint")
+            found.append((kind, shorten(" ".join(parts), MAX_RULE_CHARS)))
+            continue
+        index = 0
+        while index < len(parts):
+            kind = kinds[index]
+            if kind is None:
+                index += 1
+                continue
+            chunk = [parts[index]]
+            index += 1
+            while index < len(parts) and len(" ".join(chunk)) < MAX_RULE_CHARS and (
+                kinds[index] is not None
+                or (insight_score(parts[index]) > 0 and not parts[index].endswith(("?", "？")))
+            ):
+                chunk.append(parts[index])
+                index += 1
+            found.append((kind, shorten(" ".join(chunk), MAX_RULE_CHARS)))
+    return found
+
+
+def reasoning(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[str, int]:
+    """A whole reasoned paragraph before an edit, when the explaining is spread over it
+    ("The answer should be a 409. A delta re-applied can double-count. So …"): every
+    sentence but narration, kept when there are several, they are long enough to be an
+    argument, and at least one of them gives a reason."""
+    kept = [s for t in texts for s in lexicon.sentences(t)
+            if len(s) >= 20 and not s.endswith(("?", "？")) and not is_narration(s)
+            and not lexicon.MECHANICS_RE.search(s)]
+    text = " ".join(dict.fromkeys(kept))
+    if len(kept) < 2 or len(text) < MIN_REASONING_CHARS:
+        return "", 0
+    return shorten(text, limit), max(insight_score(s) for s in kept)
+
+
+def insight_score(sentence: str) -> int:
+    """How much a sentence explains (a reason, a purpose, an alternative, a limit)."""
+    return (2 * bool(lexicon.ALTERNATIVE_RE.search(sentence))
+            + bool(lexicon.PURPOSE_RE.search(sentence))
+            + bool(lexicon.CAUSE_RE.search(sentence))
+            + bool(lexicon.LIMITATION_RE.search(sentence))
+            + bool(lexicon.EVALUATIVE_RE.search(sentence)))
+
+
+def is_narration(sentence: str) -> bool:
+    return bool(INVESTIGATION_RE.match(sentence) or lexicon.NARRATION_RE.match(sentence)) and (
+        insight_score(sentence) == 0
+    )
+
+
+def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[str, int]:
+    """The explaining part of some assistant text, and how much it explains.
+
+    Keeps sentences that give a reason, a purpose, an alternative or a limit, each with
+    the sentence that follows it when that one says what is done about it ("SQLite can't
+    alter a column's nullability. I need to rewrite the migration as a table copy.").
+    Narration ("Let me check the tests") and talk of the code's momentary state
+    ("the import is unused") do not count.
+    """
+    chosen: list[str] = []
+    score = 0
+    follow = False
+    for text in texts:
+        for sentence in lexicon.sentences(text):
+            if len(sentence) < 12 or sentence.endswith(("?", "？")):
+                follow = False
+                continue
+            value = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
+            if lexicon.NARRATION_RE.match(sentence) and not (
+                lexicon.ALTERNATIVE_RE.search(sentence) or lexicon.CAUSE_RE.search(sentence)
+            ):
+                value = 0  # "Let me make it safer:" announces, it does not explain
+            if value > 0 and len(sentence) >= 25:
+                chosen.append(sentence)
+                score += value
+                follow = True
+            elif follow and not INVESTIGATION_RE.match(sentence) and len(sentence) >= 20:
+                chosen.append(sentence)
+                follow = False
+            else:
+                follow = False
+    passage = " ".join(dict.fromkeys(chosen))
+    return (shorten(passage, limit), score) if passage else ("", 0)
+
+
+_VERIFICATION_RE = re.compile(
+    r"\b(tests?|passing|passed|passes|green|clean|commit(ted)?|pushed|lint|coverage|credo|"
+    r"dialyzer|clippy|ruff|eslint|files? changed|closed|bead|pr|ci)\b", re.IGNORECASE)
+_DESIGN_RE = re.compile(
+    r"\b(uses?|via|through|instead|only|default|per|so that|to (avoid|keep|reduce|make)|"
+    r"rather|never|always|stays?|keeps?|carr(y|ies)|falls? back|stored?|cached?|streams?)\b",
+    re.IGNORECASE)
+
+
+_IDENTIFIER_RE = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w*")  # snake, Camel
+
+
+def design_items(text: str) -> list[str]:
+    """List items of a wrap-up that state how something was built ("Traces go to stdout in
+    dev, via …"), not what was checked ("12 tests pass")."""
+    found = []
+    for raw in text.splitlines():
+        item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)$", raw)
+        if not item:
+            continue
+        line = item.group(1).strip().strip("*_ ")
+        if not 40 <= len(line) <= 300 or _VERIFICATION_RE.search(line):
+            continue
+        if _DESIGN_RE.search(line) and ("`" in line or _IDENTIFIER_RE.search(line)):
+            found.append(line)
+    return found
+
+
+_WIDE_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def text_weight(text: str) -> int:
+    """Length as Latin text would have it: a Chinese, Japanese or Korean character says
+    about as much as three Latin ones."""
+    return len(text) + 2 * len(_WIDE_RE.findall(text))
+
+
+def is_list(text: str) -> bool:
+    """A text laid out as a summary: three or more list items."""
+    return len(re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+\S", text, re.MULTILINE)) >= 3
+
+
+def answers_of(call: ToolCall) -> list[tuple[str, str]]:
+    result = call.result if isinstance(call.result, dict) else {}
+    answers = result.get("answers")
+    if isinstance(answers, dict) and answers:
+        return [
+            (str(q), ", ".join(map(str, a)) if isinstance(a, list) else str(a))
+            for q, a in answers.items()
+        ]
+    return [(m.group("q"), m.group("a")) for m in _ANSWER_RE.finditer(call.output or "")]
+
+
+def first_sentences(text: str, limit: int = 300) -> str:
+    parts = lexicon.sentences(text)
+    out = ""
+    for part in parts:
+        if len(out) + len(part) > limit:
+            break
+        out = f"{out} {part}".strip()
+    return out or shorten(text, limit)
+
+
+def open_items(text: str) -> list[tuple[str, str]]:
+    """(todo|open_question, item) named as remaining by a wrap-up."""
+    found: list[tuple[str, str]] = []
+    in_section = False
+    question_section = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        bullet = re.match(r"^(?:[-*•]|\d+[.)]|\[ \])\s+(.*)$", line)
+        heading = (not bullet and (
+            line.startswith("#") or line.endswith(":") or re.match(r"^\*\*[^*]+\*\*:?$", line)
+        ))
+        inline = re.match(r"^(?:\*\*)?([^:*]{3,40})(?:\*\*)?\s*:\s*(?:\*\*)?\s*(\S.{10,})$", line)
+        if not bullet and inline and lexicon.OPEN_HEADING_RE.search(inline.group(1)):
+            kind = "open_question" if inline.group(2).rstrip().endswith(("?", "？")) else "todo"
+            found.append((kind, first_sentences(inline.group(2))))
+            in_section = True
+            question_section = False
+            continue
+        if heading:
+            in_section = bool(lexicon.OPEN_HEADING_RE.search(line)) and len(line) < 80
+            question_section = in_section and bool(_QUESTION_HEADING_RE.search(line))
+            continue
+        item = (bullet.group(1) if bullet else line).strip().strip("*_ ")
+        if in_section and bullet:
+            kind = "open_question" if question_section or item.endswith(("?", "？")) else "todo"
+            found.append((kind, item))
+            continue
+        uncertain: list[str] = []  # one open question per paragraph, however many sentences
+        for sentence in lexicon.sentences(item):
+            if lexicon.UNCERTAIN_RE.search(sentence) and not sentence.endswith(("?", "？")) and (
+                len(sentence) >= 12 and not lexicon.OFFER_RE.search(sentence)
+            ):
+                uncertain.append(sentence)
+                continue
+            if sentence.endswith(("?", "？")):
+                if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
+                    found.append(("open_question", sentence))
+            elif len(sentence) < 25 or lexicon.OFFER_RE.search(sentence):
+                continue
+            elif lexicon.STILL_OPEN_RE.search(sentence):
+                found.append(("todo", sentence))
+        if uncertain:
+            found.append(("open_question", " ".join(uncertain)))
+    return found
