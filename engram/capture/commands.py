@@ -13,6 +13,7 @@ from . import shell
 from .reading import shorten
 from .transcript import ToolCall
 
+# Programs whose failure says something about the project (not `ls` finding nothing).
 _WATCHED = frozenset({
     "git", "docker", "docker-compose", "podman", "kubectl", "helm", "terraform", "alembic",
     "curl", "wget", "http", "psql", "mysql", "redis-cli", "gh", "pip", "pip3", "brew",
