@@ -32,6 +32,8 @@ import click
 CORPUS = Path(__file__).resolve().parent / "capture_corpus"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "capture_corpus"
 ENV_VAR = "ENGRAM_CAPTURE_CORPUS"
+# heldout: real sessions kept for an honest estimate; the extractor is not tuned on them.
+HALVES = ("real", "written", "heldout")
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
@@ -41,7 +43,7 @@ KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note
 @dataclass
 class Case:
     name: str
-    half: str  # real / written
+    half: str  # real / written / heldout
     gold: dict[str, Any]
     transcript: Path
 
@@ -80,7 +82,7 @@ def _transcript_for(gold_path: Path, half: str) -> Path | None:
     return None
 
 
-def load_cases(halves: tuple[str, ...] = ("real", "written"), names: tuple[str, ...] = ()
+def load_cases(halves: tuple[str, ...] = HALVES, names: tuple[str, ...] = ()
                ) -> tuple[list[Case], list[str]]:
     """Every gold file with its transcript; the names of gold files whose transcript is
     not on this machine (real transcripts are not in the repository: see the README)."""
@@ -426,8 +428,8 @@ def details(outcome: Outcome) -> str:
 
 
 @click.command("capture")
-@click.option("--half", "halves", multiple=True, type=click.Choice(["real", "written"]),
-              help="Only these halves of the corpus (default: both).")
+@click.option("--half", "halves", multiple=True, type=click.Choice(list(HALVES)),
+              help="Only these halves of the corpus (default: all).")
 @click.option("--session", "sessions", multiple=True, help="Only these sessions (by name).")
 @click.option("--embedder", default="bundled", show_default=True,
               help="Embedder of the replay store (bundled, fake, none).")
@@ -440,7 +442,7 @@ def command(halves: tuple[str, ...], sessions: tuple[str, ...], embedder: str,
     """Capture quality: replay labelled sessions through the hooks and score the memories."""
     from benchmarks.report import stamp, write_section
 
-    cases, missing = load_cases(halves or ("real", "written"), sessions)
+    cases, missing = load_cases(halves or HALVES, sessions)
     if not cases:
         raise click.ClickException("no session of the capture corpus is on this machine")
     outcomes = [run_case(case, embedder) for case in cases]
