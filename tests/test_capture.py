@@ -529,3 +529,32 @@ def test_what_a_wrap_up_could_not_settle_is_an_open_question(closing):
     session = Session().prompt("add the upload limit").edit("app/upload.py").say(closing)
     questions = found(session.extract(), "open_question")
     assert len(questions) == 1 and questions[0] in closing
+
+
+@pytest.mark.parametrize(("command", "recipe"), [
+    ("pytest -q", True),
+    ("node --version", False),
+    ("python3 --version", False),
+    ("python3 /home/dev/.claude/plugins/cache/share/publish.py 0ccf1a04", False),
+    ("python3 /tmp/scratch.py", False),
+    (f"python3 {CWD}/scripts/seed.py", True),
+    ("python3 scripts/seed.py", True),
+])
+def test_only_the_projects_own_commands_are_recipes(command, recipe):
+    from engram.capture.commands import is_recipe
+
+    assert is_recipe(command, CWD) is recipe
+
+
+def test_placeholders_timeouts_and_the_word_todo_are_not_knowledge():
+    session = (
+        Session().prompt("(no content)").prompt("start the dev server and build the TODO app")
+        .edit("app/page.tsx")
+        .bash("npm run dev", "Command timed out after 2m 0.0s\n> ready on :3000", failed=True)
+        .say("The TODO app is in place: a list, an input and a done toggle, served by the dev "
+             "server on port 3000.")
+    )
+    extraction = session.extract()
+    kinds = {f.type for f in extraction.findings}
+    assert "bug_note" not in kinds and "todo" not in kinds and "constraint" not in kinds
+    assert extraction.summary.content.startswith("Task: start the dev server")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..hooks import triage
 from . import shell
 from .reading import shorten
-from .transcript import ToolCall
+from .transcript import TIMED_OUT_RE, ToolCall
 
 # Programs whose failure says something about the project (not `ls` finding nothing).
 _WATCHED = frozenset({
@@ -95,11 +95,36 @@ def run_outcome(call: ToolCall) -> bool | None:
     """True passed, False failed, None unknown (no result, interrupted or rejected)."""
     if call.failed is None or call.interrupted or call.rejected:
         return None
+    if TIMED_OUT_RE.match(call.output):
+        return None  # Claude Code stopped waiting (a server, a watcher): not a verdict
     if call.failed:
         return False
     command = call.command or ""
     # A test run piped through `tail` exits 0: its output still says whether it passed.
     return triage.command_kind(command) is None or triage.bash_succeeded({"stdout": call.output})
+
+
+_INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})
+_SCRIPT_RE = re.compile(r"\.(py|sh|js|mjs|cjs|ts|rb|pl|php)$")
+
+
+def is_recipe(command: str, cwd: str | None) -> bool:
+    """A command worth keeping as "this is how it is done here": a build, test, lint or run
+    of the project — not `node --version`, not a script outside the project's folder (a
+    plugin's, a scratch file in /tmp)."""
+    if triage.command_kind(command) is None:
+        return False
+    words = words_of(command, last=True)
+    if len(words) > 1 and all(w in _INFO_FLAGS for w in words[1:]):
+        return False
+    root = (cwd or "").rstrip("/") + "/"
+    for segment in shell.segments(command):
+        for word in segment:
+            if word.startswith(("/", "~")) and _SCRIPT_RE.search(word) and not (
+                cwd and word.startswith(root)
+            ):
+                return False
+    return True
 
 
 def display_command(command: str, cwd: str | None) -> str:

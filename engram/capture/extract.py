@@ -31,6 +31,7 @@ from .commands import (
     display_command,
     family,
     is_read_only,
+    is_recipe,
     is_watched,
     run_outcome,
     same_error,
@@ -709,7 +710,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.rejections()
     files = extractor.files_between(-1, len(session.events))
     worked_command = any(
-        c.name == "Bash" and c.command and triage.command_kind(c.command) is not None
+        c.name == "Bash" and c.command and is_recipe(c.command, extractor.cwd)
         and run_outcome(c) is True for c in session.tools
     )
     knowledge = any(f.type in ("constraint", "preference", "decision") for f in extractor.findings)

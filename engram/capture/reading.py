@@ -234,6 +234,14 @@ def first_sentences(text: str, limit: int = 300) -> str:
     return out or shorten(text, limit)
 
 
+def _open_heading(heading: str) -> bool:
+    """A heading that announces what is left ("Still open:", "## Next steps", "Was noch
+    fehlt:"): a few words holding the marker, not a sentence that happens to contain it
+    ("The TODO app is in place: …" announces nothing)."""
+    words = re.sub(r"^[\W\d_]+", "", heading).split()
+    return len(words) <= 5 and bool(lexicon.OPEN_HEADING_RE.search(" ".join(words)))
+
+
 def open_items(text: str) -> list[tuple[str, str]]:
     """(todo|open_question, item) named as remaining by a wrap-up."""
     found: list[tuple[str, str]] = []
@@ -248,14 +256,14 @@ def open_items(text: str) -> list[tuple[str, str]]:
             line.startswith("#") or line.endswith(":") or re.match(r"^\*\*[^*]+\*\*:?$", line)
         ))
         inline = re.match(r"^(?:\*\*)?([^:*]{3,40})(?:\*\*)?\s*:\s*(?:\*\*)?\s*(\S.{10,})$", line)
-        if not bullet and inline and lexicon.OPEN_HEADING_RE.search(inline.group(1)):
+        if not bullet and inline and _open_heading(inline.group(1)):
             kind = "open_question" if inline.group(2).rstrip().endswith(("?", "？")) else "todo"
             found.append((kind, first_sentences(inline.group(2))))
             in_section = True
             question_section = False
             continue
         if heading:
-            in_section = bool(lexicon.OPEN_HEADING_RE.search(line)) and len(line) < 80
+            in_section = _open_heading(line) and len(line) < 80
             question_section = in_section and bool(_QUESTION_HEADING_RE.search(line))
             continue
         item = (bullet.group(1) if bullet else line).strip().strip("*_ ")

@@ -27,6 +27,8 @@ OUTPUT_HEAD = 3_000
 OUTPUT_TAIL = 12_000
 MAX_TEXT_CHARS = 20_000
 
+NO_CONTENT = "(no content)"  # Claude Code's placeholder for an empty message
+TIMED_OUT_RE = re.compile(r"^\s*(Error: )?Command timed out after ")
 INTERRUPT_RE = re.compile(r"^\[Request interrupted by user[^\]]*\]")
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 _REJECT_FEEDBACK_RE = re.compile(
@@ -229,7 +231,9 @@ class _Parser:
     def assistant(self, message: dict[str, Any], at: str | None) -> None:
         for block in _blocks(message.get("content")):
             kind = block.get("type")
-            if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+            if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip() and (
+                block["text"].strip() != NO_CONTENT
+            ):
                 self.add("text", at, block["text"].strip()[:MAX_TEXT_CHARS])
             elif kind == "tool_use" and isinstance(block.get("input"), dict):
                 call = ToolCall(
@@ -257,7 +261,7 @@ class _Parser:
 
     def user_text(self, text: str, at: str | None) -> None:
         stripped = _REMINDER_RE.sub("", text).strip()
-        if not stripped:
+        if not stripped or stripped == NO_CONTENT:
             return
         if INTERRUPT_RE.match(stripped):
             self.add("interrupt", at, stripped)

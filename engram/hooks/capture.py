@@ -11,6 +11,7 @@ import os
 import re
 from typing import Any
 
+from ..capture.commands import is_recipe
 from ..capture.shell import normalize_command
 from . import triage
 
@@ -32,14 +33,16 @@ def verified_command(service: Any, payload: dict[str, Any], project: str | None)
 
     tool_input = payload.get("tool_input") or {}
     command = tool_input.get("command")
-    kind = triage.command_kind(command) if isinstance(command, str) else None
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    if not isinstance(command, str) or not is_recipe(command, cwd):
+        return None
+    kind = triage.command_kind(command)
     if tool_input.get("run_in_background"):
         return None
     if kind is None or not triage.bash_succeeded(payload.get("tool_response")):
         return None
     if contains_secret(command):
         return None  # a command with a token in it is not a recipe to keep
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     normalized = normalize_command(command, cwd)
     if normalized is None:
         return None  # a script or something unreadable: not stored in a form that may not run

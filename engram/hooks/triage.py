@@ -115,7 +115,7 @@ _DESTRUCTIVE = [
 _FAILURE = (
     r"(^|\n)\s*(FAILED|FAIL\b|ERROR\b|Error:|error(\[E\d+\])?:|Traceback \(most recent call last\)"
     r"|npm ERR!|make(\[\d+\])?: \*\*\*|command not found|No such file or directory"
-    r"|BUILD FAILED|Exit code [1-9]|--- FAIL\b|\*\* \(\w+Error\))"
+    r"|BUILD FAILED|Exit code [1-9]|--- FAIL\b|\*\* \(\w+Error\)|Command timed out after)"
     # Summaries anywhere on a line: "test result: FAILED. 2 passed; 1 failed", "Tests: 3
     # failed", "11 failures" (a count of zero is a pass).
     r"|\b[1-9]\d* (failed|failures?|errors?)\b|\btest result: FAILED\b|\.\.\. FAILED\b"
