@@ -558,3 +558,79 @@ def test_placeholders_timeouts_and_the_word_todo_are_not_knowledge():
     kinds = {f.type for f in extraction.findings}
     assert "bug_note" not in kinds and "todo" not in kinds and "constraint" not in kinds
     assert extraction.summary.content.startswith("Task: start the dev server")
+
+
+HEREDOC_COMMIT = (
+    "git add app/retry.py tests/test_retry.py && git commit -m \"$(cat <<'EOF'\n"
+    "feat: retry webhooks with a stable idempotency key\n\n"
+    "Every attempt carries Relay-Idempotency-Key so merchants can drop duplicates;\n"
+    "the read timeout is capped at 5s because slow endpoints held workers for minutes.\n\n"
+    "🤖 Generated with [Claude Code](https://claude.com/claude-code)\n\n"
+    "Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\""
+)
+
+
+@pytest.mark.parametrize("command, message", [
+    (HEREDOC_COMMIT, "feat: retry webhooks with a stable idempotency key\n\nEvery attempt"),
+    ('git commit -q -m "fix: keep \\"quoted\\" ids" -m "Ids with quotes were split in two'
+     ' by the old parser, so lookups missed."', 'fix: keep "quoted" ids\n\nIds with quotes'),
+    ("git -C api commit -am 'Use UTC everywhere' -m 'Local time broke the nightly job"
+     " twice a year at the DST switch.'", "Use UTC everywhere\n\nLocal time broke"),
+    ('git commit -m "$(date) snapshot"', None),  # built by the shell: not literal
+    ("git commit", None),  # an editor: nothing inline
+    ("git commit -F notes.txt", None),
+])
+def test_a_commit_message_is_read_as_it_was_committed(command, message):
+    from engram.capture.commits import message_of
+
+    got = message_of(command)
+    assert (got is None) if message is None else got.startswith(message)
+
+
+def test_a_confirmed_commit_is_a_decision_with_its_why_and_files():
+    session = (
+        Session().prompt("make webhook retries safe for merchants")
+        .edit("app/retry.py")
+        .bash("pytest -q", "3 passed in 0.2s")
+        .bash(HEREDOC_COMMIT, "[main 1a2b3c4] feat: retry webhooks with a stable idempotency"
+              " key\n 2 files changed, 40 insertions(+)")
+    )
+    [decision] = [f for f in session.extract().findings if f.origin == "commit"]
+    assert decision.type == "decision"
+    assert "stable idempotency key" in decision.content and "held workers" in decision.content
+    assert "Co-Authored-By" not in decision.content and "Generated with" not in decision.content
+    assert decision.files == ["app/retry.py", "tests/test_retry.py"]
+
+
+def test_a_refused_or_title_only_commit_is_not_a_memory():
+    refused = (
+        Session().prompt("commit the retry work").edit("app/retry.py")
+        .bash(HEREDOC_COMMIT, "Pre-commit validation failed:\n[RUFF] 2 errors", failed=True)
+    )
+    assert not [f for f in refused.extract().findings if f.origin == "commit"]
+    title_only = (
+        Session().prompt("commit it").edit("app/retry.py")
+        .bash('git commit -am "Fix typo"', "[main 9f8e7d6] Fix typo\n 1 file changed")
+    )
+    assert not [f for f in title_only.extract().findings if f.origin == "commit"]
+
+
+def test_a_fix_commit_is_a_bug_note_naming_the_files_edited_since_the_last_commit():
+    session = (
+        Session().prompt("the export drops the last row").edit("app/export.py")
+        .bash('git add -A && git commit -m "fix: export kept an off-by-one slice" -m "range()'
+              ' stopped one short of the row count, so every CSV lost its last row."',
+              "[main 0badc0d] fix: export kept an off-by-one slice\n 1 file changed")
+    )
+    [note] = [f for f in session.extract().findings if f.origin == "commit"]
+    assert note.type == "bug_note" and "lost its last row" in note.content
+    assert note.files == ["app/export.py"]
+
+
+def test_a_commit_message_ends_where_the_commit_command_ends():
+    from engram.capture.commits import message_of
+
+    assert message_of('git commit -m "Pin numpy (see #12)" && python -m pytest -q') == (
+        "Pin numpy (see #12)")
+    chained = HEREDOC_COMMIT.replace("EOF\n)\"", "EOF\n)\" && git push -m nothing")
+    assert "nothing" not in (message_of(chained) or "")

@@ -8,7 +8,8 @@ Structure first, words second. Each kind of memory comes from a window around an
 - a failed attempt: an edit later reverted, a command that failed before a variant of
   it worked, an approach the user said did not work, one the assistant gave up on;
 - a decision: the reason the assistant gave just before a Write/Edit, or in a wrap-up;
-  an answer the user picked when asked (AskUserQuestion);
+  an answer the user picked when asked (AskUserQuestion); the message of a commit that
+  went through (a `fix` commit is a bug note);
 - a rule (`constraint` / `preference`): a sentence of the user's own — in a prompt, an
   answer, or the feedback on a rejected tool call — that asks for something lasting;
 - todos and open questions left at the end: the last todo list's open items, and what
@@ -37,6 +38,7 @@ from .commands import (
     same_error,
     words_of,
 )
+from .commits import commit_of
 from .failures import error_line
 from .reading import (
     MAX_REASON_CHARS,
@@ -507,6 +509,22 @@ class Extractor:
         for _, finding in sorted(best, key=lambda c: c[1].anchor):
             self.add(finding)
 
+    def commits(self) -> None:
+        """Each confirmed commit with a body, naming the files it added (or, for `git add
+        -A`, the files edited since the previous commit)."""
+        since = -1
+        for event in self.events:
+            call = event.tool
+            commit = commit_of(call) if call is not None else None
+            if commit is None:
+                continue
+            files = [relative_path(f, self.cwd) for f in commit.files] or self.files_between(
+                since, event.position)
+            since = event.position
+            self.add(Finding("bug_note" if commit.is_fix else "decision", commit.text,
+                             "commit", at=event.at, files=files[:30], importance=0.6,
+                             anchor=event.position))
+
     def answers(self) -> None:
         for call in self.session.tools:
             if call.name != "AskUserQuestion" or call.failed is not False:
@@ -705,6 +723,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.not_working(turns)
     extractor.abandoned()
     extractor.decisions(turns)
+    extractor.commits()
     extractor.answers()
     extractor.rules()
     extractor.rejections()
