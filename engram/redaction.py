@@ -208,7 +208,7 @@ def _is_placeholder_head(value: str) -> bool:
         return True  # ``"%s:%s" % (user, pw)``, ``"{user}:{pw}"``, ``'#1e1e1e'``
     if "..." in v or "\u2026" in v or "***" in v or low.endswith(("xxx", "here")):
         return True  # truncated or masked: ``sk-...``, ``hf_***``, ``ghp_xxxx``, ``TokenHere``
-    if "EXAMPLE" in v or low.endswith("[redacted]"):
+    if "EXAMPLE" in v or low.rstrip("]").endswith("[redacted"):
         return True  # AWS's documented ``AKIAIOSFODNN7EXAMPLE``; ``ops_eyJz..[Redacted]``
     if (
         _WORDS_ONLY.fullmatch(v)
@@ -765,6 +765,22 @@ def _check_user_pass(m: re.Match[str], text: str) -> Verdict:
     return "basic_auth"
 
 
+_DISCORD_ID = _Re(r"[MNO][A-Za-z0-9_\-]{23,25}")  # a 17-19 digit id, base64
+
+
+def _check_discord(m: re.Match[str], text: str) -> Verdict:
+    start = m.start()
+    head = start
+    while head > 0 and start - head <= 26 and (text[head - 1].isalnum() or text[head - 1] in "_-"):
+        head -= 1
+    if not _DISCORD_ID.fullmatch(text, head, start):
+        return None
+    value = text[head:m.end()]
+    if not _has_classes(value, 3) or _is_placeholder(value):
+        return None
+    return "discord_token", head, m.end()
+
+
 def _fixed(kind: str, value_ok: Callable[[str], bool], group: int | str = "v") -> Check:
     def check(m: re.Match[str], text: str) -> Verdict:
         return kind if value_ok(_original(m, text, group)) else None
@@ -1002,6 +1018,16 @@ _RULES: tuple[_Rule, ...] = (
         trigger="v1.0-",
     ),
     _Rule("jwt", "eyJ" + _after(3, _W) + rf"[{_W}]{{5,}}\.[{_W}]{{4,}}\.[{_W}]*"),
+    # Unsigned (``alg: none``) or signature cut off: the claims are still the secret part.
+    _Rule("jwt", "eyJ" + _after(3, _W) + rf"[{_W}]{{5,}}\.eyJ[{_W}]{{4,}}", trigger=".eyJ"),
+    # Discord bot tokens: base64 of the bot's numeric id, a timestamp, an HMAC. Found
+    # from their middle part (a literal "." to scan for); the check reads the id before it.
+    _Rule(
+        "discord_token",
+        r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])",
+        check=_check_discord,
+    ),
+    _Rule("mailchimp_key", r"(?<![0-9a-f])[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])", trigger="-us"),
     _Rule(
         "url_password",
         r"://(?P<user>[^\s:@/?#\[\]\"'<>]{0,128})"

@@ -459,6 +459,24 @@ POSITIVES: list[tuple[str, str, str, tuple[str, ...]]] = [
         f"Authorization: Bearer {R('jwt')}",
         ("jwt",),
     ),
+    (
+        "discord-bot-token",
+        "DISCORD = " + "MTk4NjIyNDgzNDcxOTI1MjQ4" + ".Cl2FMQ." + "ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        f"DISCORD = {R('discord_token')}",
+        ("discord_token",),
+    ),
+    (
+        "mailchimp-key",
+        "mailchimp.setConfig({apiKey: '" + "343ea45721923ed956e2b38c31db76aa" + "-us30'})",
+        f"mailchimp.setConfig({{apiKey: '{R('mailchimp_key')}'}})",
+        ("mailchimp_key",),
+    ),
+    (
+        "jwt-unsigned",
+        "token: " + "eyJ0eXAiOiJKV1QiLCJhbGciOiJub25lIn0" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+        f"token: {R('jwt')}",
+        ("jwt",),
+    ),
 ]
 
 
@@ -606,6 +624,9 @@ NEGATIVES: list[tuple[str, str]] = [
     ("gcp-short", "AIzaTooShort"),
     ("jwt-lookalike", "eyJ alone, eyJhbGci.x.y too short"),
     ("gitlab-short", "glpat-short"),
+    ("discord-id-too-short", "MZ1yGvKTj0rY0cV8i47CjAa.uRHQPq.Xb1Mk2nEhe-4iUcrGOuegj57zMC"),
+    ("dotted-names", "see docs.python.org.abcdef.ghijklmnopqrstuvwxyzabcdefghijkl for it"),
+    ("masked-by-a-tool", "fn::secret: ops_eyJzaWduSW5B..[Redacted]"),
     ("placeholder-itself", "kept as is: [REDACTED:github_token] and password=[REDACTED:password]"),
 ]
 
