@@ -634,3 +634,31 @@ def test_a_commit_message_ends_where_the_commit_command_ends():
         "Pin numpy (see #12)")
     chained = HEREDOC_COMMIT.replace("EOF\n)\"", "EOF\n)\" && git push -m nothing")
     assert "nothing" not in (message_of(chained) or "")
+
+
+def test_the_same_script_run_from_its_own_folder_after_failing_is_a_failed_attempt():
+    session = (
+        Session().prompt("rebuild the front-end bundle")
+        .bash("node assets/build.js 2>&1", '✘ [ERROR] Could not resolve "js/app.js"', failed=True)
+        .bash(f"cd {CWD}/assets && node build.js 2>&1", "built in 120ms")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "node assets/build.js" in attempt and "Could not resolve" in attempt
+    assert "node build.js" in attempt  # what worked instead
+
+
+def test_a_wrong_path_to_rm_or_an_edit_between_runs_is_not_a_failed_attempt():
+    moved = (
+        Session().prompt("clean up the old chart server")
+        .bash("rm serve-charts.js", "rm: serve-charts.js: No such file or directory", failed=True)
+        .bash(f"rm {CWD}/web/serve-charts.js")
+        .edit("web/index.ts")
+    )
+    assert not found(moved.extract(), "failed_attempt")
+    fixed = (
+        Session().prompt("run the report script")
+        .bash("python3 scripts/report.py", "NameError: name 'totals' is not defined", failed=True)
+        .edit("scripts/report.py")
+        .bash(f"cd {CWD}/scripts && python3 report.py", "wrote report.csv")
+    )
+    assert not found(fixed.extract(), "failed_attempt")

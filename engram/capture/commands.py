@@ -5,6 +5,7 @@ fix (stdlib only, like the rest of capture).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -23,6 +24,11 @@ _READ_ONLY = frozenset({
     "ls", "cat", "head", "tail", "grep", "rg", "find", "pwd", "echo", "wc", "which", "tree",
     "file", "stat", "less", "more", "du", "df", "env", "printenv", "whoami", "date", "sleep",
     "type", "diff", "jq", "bat", "fd",
+})
+# Moving files around: a failure here (a wrong path) says nothing about the project.
+_HOUSEKEEPING = frozenset({
+    "rm", "rmdir", "mv", "cp", "mkdir", "touch", "chmod", "chown", "ln", "kill", "pkill",
+    "killall", "open", "xdg-open", "cd", "pushd", "popd", "trash",
 })
 _GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "branch", "remote", "rev-parse",
                             "ls-files", "blame", "grep", "fetch", "describe", "config"})
@@ -75,6 +81,10 @@ def program_of(command: str) -> str:
     return words[0].rsplit("/", 1)[-1] if words else ""
 
 
+def is_housekeeping(command: str) -> bool:
+    return program_of(command) in _HOUSEKEEPING
+
+
 def is_watched(command: str) -> bool:
     """A command whose failure and later success is worth remembering."""
     return triage.command_kind(command) is not None or program_of(command) in _WATCHED
@@ -125,6 +135,27 @@ def is_recipe(command: str, cwd: str | None) -> bool:
             ):
                 return False
     return True
+
+
+def targets(command: str, cwd: str | None) -> list[str]:
+    """The non-option words of a command's working part, relative paths resolved against
+    the folder it `cd`s into: `node assets/build.js` and `cd assets && node build.js` name
+    the same script."""
+    here = cwd or ""
+    found: list[str] = []
+    for words in shell.segments(command):
+        if words[0] == "cd" and len(words) == 2:
+            here = words[1] if words[1].startswith("/") else os.path.join(here, words[1])
+            continue
+        if found or words[0] in shell.FILTERS | shell.REPORTERS:
+            continue
+        for word in words:
+            if word.startswith("-"):
+                continue
+            if "/" in word or "." in word.strip("."):
+                word = os.path.normpath(word if word.startswith("/") else os.path.join(here, word))
+            found.append(word)
+    return found
 
 
 def display_command(command: str, cwd: str | None) -> str:

@@ -31,11 +31,13 @@ from .commands import (
     Streak,
     display_command,
     family,
+    is_housekeeping,
     is_read_only,
     is_recipe,
     is_watched,
     run_outcome,
     same_error,
+    targets,
     words_of,
 )
 from .commits import commit_of
@@ -180,12 +182,14 @@ class Extractor:
         failed attempt, kept once per streak).
         """
         streaks: dict[str, Streak] = {}
+        tried: dict[str, tuple[ToolCall, str]] = {}  # unwatched programs' last failure
         for event in self.events:
             call = event.tool
             if call is None:
                 continue
             if call.name in EDIT_TOOLS:
                 if call.failed is False:
+                    tried.clear()
                     for streak in streaks.values():
                         streak.changed = True
                 continue
@@ -196,9 +200,11 @@ class Extractor:
             if outcome is None:
                 continue
             if not is_watched(command):
-                if outcome and not is_read_only(command):
-                    for streak in streaks.values():
-                        streak.changed = True
+                if not is_read_only(command):
+                    self.other_route(tried, call, outcome)
+                    if outcome:
+                        for streak in streaks.values():
+                            streak.changed = True
                 continue
             key = family(command)
             streak = streaks.get(key)
@@ -228,6 +234,23 @@ class Extractor:
                                                                  command):
                 self.route(streak.call, streak.error, call)
 
+    def other_route(self, tried: dict[str, tuple[ToolCall, str]], call: ToolCall,
+                    outcome: bool) -> None:
+        """A program run that failed, then ran the same target another way with nothing
+        changed between (from another folder, with other options): the first way is a
+        failed attempt. Any edit in between makes it something else (`tried` is cleared)."""
+        key = family(call.command or "")
+        if not key or is_housekeeping(call.command or ""):
+            return
+        if outcome is False:
+            tried[key] = (call, error_line(call.output))
+            return
+        failed = tried.pop(key, None)
+        if failed is None:
+            return
+        if self._variant(failed[0].command or "", call.command or ""):
+            self.route(failed[0], failed[1], call)
+
     def did_not_help(self, failing: ToolCall, again: ToolCall, error: str) -> None:
         """A change made after a failure that left the same error: the first thing tried."""
         texts = self.texts_between(failing.position, again.position)
@@ -243,14 +266,19 @@ class Extractor:
         ))
 
     def _variant(self, failed: str, passed: str) -> bool:
-        """`npm install` → `npm install --legacy-peer-deps`: the same target, other options."""
+        """`npm install` → `npm install --legacy-peer-deps`: the same target, other options;
+        `node assets/build.js` → `cd assets && node build.js`: the same target, elsewhere."""
         before = words_of(failed)
         after = words_of(passed)
-        if not before or before == after:
+        if not before:
             return False
-        targets = [w for w in before if not w.startswith("-")]
+        if before != after and targets(failed, self.cwd) == targets(passed, self.cwd):
+            return True  # the same target, reached from another folder
+        if before == after:
+            return False
+        wanted = [w for w in before if not w.startswith("-")]
         return after[: len(before)] == before or [w for w in after if not w.startswith("-")] == (
-            targets
+            wanted
         )
 
     def fix(self, failing: ToolCall, error: str, passing: ToolCall) -> None:
