@@ -90,6 +90,16 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
      "    main()\nValueError: bad port '80a'", "ValueError: bad port '80a'"),
     ("Exit code 1\n** (CompileError) lib/app.ex:3: undefined function foo/0",
      "** (CompileError) lib/app.ex:3"),
+    ("  Determining projects to restore...\n  All projects are up-to-date for restore.\n"
+     "/src/Tests/AdjustmentTests.cs(35,59): error CS0246: The type or namespace name 'Conflict'"
+     " could not be found [/src/Tests/Tests.csproj]\n\nBuild FAILED.",
+     "/src/Tests/AdjustmentTests.cs(35,59): error CS0246: The type or namespace name"),
+    ("  Failed Inventory.Tests.AdjustmentTests.Concurrent [84 ms]\n  Error Message:\n"
+     "   Expected status 409 but got 500.\n  Stack Trace:\n     at AdjustmentTests.cs:line 40",
+     "Expected status 409 but got 500."),
+    ("> Task :test\n\nOrderServiceTest > rejectsEmptyCart() FAILED\n"
+     "    org.opentest4j.AssertionFailedError: expected: <400> but was: <200>\n",
+     "org.opentest4j.AssertionFailedError: expected: <400>"),
 ])
 def test_the_stored_error_is_the_telling_line_not_the_first(output, line):
     assert error_line(output).startswith(line)

@@ -18,13 +18,17 @@ _PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"^FAILED \S+(?: - (?P<m>.+))?$", re.MULTILINE),  # pytest summary line
     re.compile(r"panicked at [^\n]*:\n(?P<m>.+)$", re.MULTILINE),  # Rust test panic message
     re.compile(r"^(?P<m>\S*\(\d+,\d+\): error TS\d+: .+|.*\berror TS\d+: .+)$", re.MULTILINE),
+    # MSBuild's `File.cs(35,59): error CS0246: …` (C#, F#, VB), without the project suffix
+    re.compile(r"^\s*(?P<m>\S*\(\d+,\d+\): (?:fatal )?error [A-Z]+\d+: .+?)(?: \[[^\]]+\])?$",
+               re.MULTILINE),
+    re.compile(r"^\s*Error Message:\s*\n\s*(?P<m>\S.+)$", re.MULTILINE),  # dotnet test, NUnit
     re.compile(r"^(?P<m>error(?:\[E\d+\])?: .+)$", re.MULTILINE),  # rustc, cargo
     re.compile(r"^\s*(?P<m>\*\* \(\w+(?:\.\w+)*\) .+)$", re.MULTILINE),  # Elixir
     re.compile(r"^(?P<m>\S+?:\d+(?::\d+)?: (?:fatal )?error: .+)$", re.MULTILINE),  # cc/go/swift
     re.compile(r"^\s*(?P<m>\S+_test\.go:\d+: .+)$", re.MULTILINE),  # go test detail
     re.compile(r"^\s*(?P<m>● .+)$", re.MULTILINE),  # jest / vitest test title
     re.compile(r"^\s*(?P<m>(?:AssertionError|Expected|expected).{4,})$", re.MULTILINE),
-    re.compile(r"^(?P<m>[\w.]*(?:Error|Exception|Failure)\b(?::.*)?)$", re.MULTILINE),
+    re.compile(r"^\s*(?P<m>[\w.$]*(?:Error|Exception|Failure)\b(?::.*)?)$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>(?:fatal|error|ERROR|Error|npm ERR!|FAIL|BUILD FAILED)\b:?.*\S)$",
                re.MULTILINE),
     re.compile(r"^\s*(?P<m>.*\b(?:not found|No such file or directory|Permission denied|"

@@ -191,7 +191,7 @@ def design_items(text: str) -> list[str]:
         item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)$", raw)
         if not item:
             continue
-        line = item.group(1).strip().strip("*_ ")
+        line = re.sub(r"\*\*|__", "", item.group(1)).strip().strip("*_ ")
         if not 40 <= len(line) <= 300 or _VERIFICATION_RE.search(line):
             continue
         if _DESIGN_RE.search(line) and ("`" in line or _IDENTIFIER_RE.search(line)):
