@@ -522,6 +522,7 @@ _ASSIGNMENT = (
     r"|(?:string|\[\]byte)[ \t]*=(?!=)"  # Go: ``var token string = "..."``
     # Make's ``?=``/``::=``/``:::=``, PHP's ``.=``, ``??=``/``||=``, appends
     r"|=>|:{1,3}=|\?\?=|\?=|\.=|\+=|\|\|=|=(?!=)|:(?![:/\\])"
+    r"|[!=]==?(?=[ \t]*[\"'])"  # a hard-coded comparison: ``if (api_key == "...")``
     r"|,)"  # ``setProperty("API_TOKEN", "...")``: checked to be quoted on both sides
     r"[ \t]*)"
     rf"{_VALUE}"

@@ -472,6 +472,12 @@ POSITIVES: list[tuple[str, str, str, tuple[str, ...]]] = [
         ("mailchimp_key",),
     ),
     (
+        "hard-coded-comparison",
+        'if (secret === "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB") {',
+        f'if (secret === "{R("secret")}") {{',
+        ("secret",),
+    ),
+    (
         "jwt-unsigned",
         "token: " + "eyJ0eXAiOiJKV1QiLCJhbGciOiJub25lIn0" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
         f"token: {R('jwt')}",
@@ -624,6 +630,8 @@ NEGATIVES: list[tuple[str, str]] = [
     ("gcp-short", "AIzaTooShort"),
     ("jwt-lookalike", "eyJ alone, eyJhbGci.x.y too short"),
     ("gitlab-short", "glpat-short"),
+    ("comparison-with-a-word", 'if key == "enter": return'),
+    ("comparison-with-a-variable", "if password == confirm: save()"),
     ("discord-id-too-short", "MZ1yGvKTj0rY0cV8i47CjAa.uRHQPq.Xb1Mk2nEhe-4iUcrGOuegj57zMC"),
     ("dotted-names", "see docs.python.org.abcdef.ghijklmnopqrstuvwxyzabcdefghijkl for it"),
     ("masked-by-a-tool", "fn::secret: ops_eyJzaWduSW5B..[Redacted]"),
