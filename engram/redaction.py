@@ -385,7 +385,7 @@ _KEY_NOT_SECRET = _words(
 )
 
 _PASSWORD_SUFFIXES = ("password", "passwd", "passphrase")
-_PASSWORD_EXACT = frozenset({"pass", "pwd"})
+_PASSWORD_EXACT = frozenset({"pass", "pwd", "pw"})
 
 
 def _segments(key: str) -> list[str]:

@@ -472,6 +472,12 @@ POSITIVES: list[tuple[str, str, str, tuple[str, ...]]] = [
         ("mailchimp_key",),
     ),
     (
+        "pw-suffix",
+        "cloudant_pw='Zf3D0LXCM3EIMbgJpUNnkRtO'",
+        f"cloudant_pw='{R('password')}'",
+        ("password",),
+    ),
+    (
         "hard-coded-comparison",
         'if (secret === "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB") {',
         f'if (secret === "{R("secret")}") {{',
