@@ -280,9 +280,71 @@ def test_prompt_prints_the_instructions(env):
         "instructions"]
 
 
-def test_setup_refuses_a_broken_config_file_and_writes_nothing(env, home):
+def test_a_broken_config_stops_its_agent_only_and_is_left_as_it_was(env, home):
     (home / ".claude/settings.json").write_text("{ not json")
     before = snapshot(home)
     proc = run_cli(env, "setup")
     assert proc.returncode == 1 and "not valid JSON" in proc.stderr
-    assert snapshot(home) == before
+    assert "not set up: claude" in proc.stderr and "Traceback" not in proc.stderr
+    after = snapshot(home)
+    claude_files = [name for name in before if "claude" in name]
+    assert all(after[name] == before[name] for name in claude_files)  # the agent untouched
+    codex = tomllib.loads((home / ".codex/config.toml").read_text())
+    assert "engram" in codex["mcp_servers"]  # and the others set up all the same
+    assert "engram" in json.loads((home / ".cursor/mcp.json").read_text())["mcpServers"]
+
+
+SPLIT_CODEX = """model = "o4-mini"
+
+[mcp_servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+
+[profiles.fast]
+model = "gpt-5-mini"
+
+[mcp_servers.linear]
+command = "npx"
+args = ["-y", "linear-mcp"]
+"""
+
+
+@pytest.mark.parametrize("config", [
+    pytest.param(SPLIT_CODEX, id="servers-split-by-another-table"),
+    pytest.param('mcp_servers = { github = { command = "npx", args = ["gh-mcp"] } }\n',
+                 id="inline-table"),
+    pytest.param('mcp_servers.github.command = "npx"\nmcp_servers.github.args = ["gh-mcp"]\n',
+                 id="dotted-keys"),
+    pytest.param(SPLIT_CODEX.replace("\n", "\r\n"), id="crlf"),
+])
+def test_codex_configs_of_every_valid_shape_are_merged_and_restored(env, home, config):
+    path = home / ".codex/config.toml"
+    path.write_bytes(config.encode())
+    setup(env, "--agent", "codex")
+    raw = path.read_bytes()
+    merged = tomllib.loads(raw.decode())
+    assert merged["mcp_servers"]["engram"]["args"] == ["mcp"]
+    assert merged["mcp_servers"]["github"]["command"] == "npx"  # theirs kept
+    if "\r\n" in config:
+        assert raw.count(b"\n") == raw.count(b"\r\n")  # still a CRLF file
+    assert setup(env, "--agent", "codex")["files"][0]["changed"] is False  # a no-op rerun
+    setup(env, "--agent", "codex", "--uninstall")
+    assert path.read_bytes() == config.encode()
+
+
+def test_a_crlf_json_settings_file_stays_crlf(env, home):
+    path = home / ".claude/settings.json"
+    path.write_bytes(b'{\r\n  "model": "opus"\r\n}\r\n')
+    setup(env, "--agent", "claude")
+    raw = path.read_bytes()
+    assert raw.count(b"\n") == raw.count(b"\r\n") and b"hooks" in raw
+
+
+def test_json_with_comments_is_left_to_its_owner_and_the_other_agents_are_set_up(env, home):
+    path = home / ".cursor/mcp.json"
+    path.write_text('{\n  // the team\'s servers\n  "mcpServers": {}\n}\n')
+    before = path.read_bytes()
+    proc = run_cli(env, "setup", "--agent", "cursor", "--agent", "codex")
+    assert proc.returncode == 1 and "has comments" in proc.stderr
+    assert path.read_bytes() == before
+    assert "engram" in tomllib.loads((home / ".codex/config.toml").read_text())["mcp_servers"]

@@ -51,7 +51,7 @@ def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run
     Merges into existing config files without dropping anything, backs every file up
     under $ENGRAM_HOME/backups before changing it, and does nothing on a second run.
     """
-    from ..setup import execute, plan
+    from ..setup import SetupError, execute, plan
     from ..setup import summarizer as summariser_setup
 
     if summarizer is not None and uninstall and summarizer.strip() != "off":
@@ -70,6 +70,8 @@ def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run
                                   "changed": edit.changed, "note": summariser_setup.note(
                                       summarizer)}
         emit_json(data)
+        if any(p.error for p in plans):
+            raise SystemExit(1)
         return
     if edit is not None:
         if dry_run and edit.changed:
@@ -91,11 +93,16 @@ def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run
             click.echo(f"{p.agent:7} {'would run' if dry_run else 'ran':12} {' '.join(argv)}")
         for note in p.notes:
             click.echo(f"{p.agent:7} note: {note}")
+        if p.error:
+            click.echo(f"{p.agent:7} {'failed':12} {p.error}", err=True)
     quiet = edit is None or not edit.changed
-    if not result.changes and not any(p.commands for p in plans) and quiet:
+    failed = [p.agent for p in plans if p.error]
+    if not result.changes and not any(p.commands for p in plans) and quiet and not failed:
         click.echo("nothing to do: already " + ("removed" if uninstall else "set up"))
     elif not dry_run and result.backups:
         click.echo(f"backups: {Path(result.backups[0]).parent}")
+    if failed:
+        raise SetupError(f"not set up: {', '.join(failed)} (see above)")
 
 
 @click.command()

@@ -45,6 +45,7 @@ class SetupResult:
             "ran": self.ran,
             "backups": self.backups,
             "notes": [n for p in self.plans for n in p.notes],
+            "errors": [{"agent": p.agent, "error": p.error} for p in self.plans if p.error],
         }
 
 
@@ -80,11 +81,16 @@ def plan(
     unknown = [a for a in chosen if a not in PLANNERS]
     if unknown:
         raise SetupError(f"unknown agent {unknown[0]!r}; choose from {', '.join(AGENTS)}")
-    plans = [PLANNERS[name](ctx, _run) for name in dict.fromkeys(chosen)]
-    if uninstall:
-        state = load_state()
-        for p in plans:
-            p.changes = [restore_or(c, state) for c in p.changes]
+    plans = []
+    state = load_state() if uninstall else None
+    for name in dict.fromkeys(chosen):
+        try:  # one agent's unreadable config never stops the others
+            planned = PLANNERS[name](ctx, _run)
+            if state is not None:
+                planned.changes = [restore_or(c, state) for c in planned.changes]
+        except SetupError as exc:
+            planned = Plan(name, error=str(exc))
+        plans.append(planned)
     return plans
 
 
@@ -100,7 +106,7 @@ def execute(plans: list[Plan], *, dry_run: bool, uninstall: bool) -> SetupResult
             ok = proc is not None and proc.returncode == 0
             result.ran.append({"argv": argv, "ok": ok,
                                "output": (proc.stdout + proc.stderr).strip() if proc else ""})
-            if not ok:
-                raise SetupError(f"`{' '.join(argv)}` failed: "
-                                 + ((proc.stderr or proc.stdout).strip() if proc else "not run"))
+            if not ok and p.error is None:
+                p.error = f"`{' '.join(argv)}` failed: " + (
+                    (proc.stderr or proc.stdout).strip() if proc else "not run")
     return result

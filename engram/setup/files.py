@@ -69,12 +69,31 @@ def read_bytes(path: Path) -> bytes | None:
 # --- JSON ------------------------------------------------------------------------------------
 
 
+def same_line_endings(text: str, like: str) -> str:
+    """`text` with the line endings of `like`: a CRLF file stays CRLF."""
+    if "\r\n" not in like:
+        return text
+    return re.sub(r"(?<!\r)\n", "\r\n", text)
+
+
+_JSONC_RE = re.compile(r'"(?:[^"\\]|\\.)*"|(?P<comment>//[^\n]*|/\*.*?\*/)', re.DOTALL)
+
+
+def _has_comments(raw: str) -> bool:
+    return any(m.group("comment") for m in _JSONC_RE.finditer(raw))
+
+
 def load_json(path: Path, raw: bytes | None) -> dict[str, Any]:
     if raw is None or not raw.strip():
         return {}
     try:
         data = json.loads(raw)
     except ValueError as exc:
+        if _has_comments(raw.decode("utf-8", "replace")):
+            # Rewriting would drop the user's comments: leave the file to them.
+            raise SetupError(
+                f"{path} has comments, which Engram will not rewrite away; remove them"
+                " (or add Engram's entry by hand), then re-run") from None
         raise SetupError(f"{path} is not valid JSON ({exc}); fix or move it, then re-run") from None
     if not isinstance(data, dict):
         raise SetupError(f"{path} does not hold a JSON object; fix or move it, then re-run")
@@ -91,8 +110,8 @@ def dump_json(data: dict[str, Any], like: bytes | None) -> bytes:
         if match:
             indent = "\t" if match.group(1).startswith("\t") else len(match.group(1))
         newline = text.endswith("\n")
-    out = json.dumps(data, indent=indent, ensure_ascii=False)
-    return (out + ("\n" if newline else "")).encode()
+    out = json.dumps(data, indent=indent, ensure_ascii=False) + ("\n" if newline else "")
+    return same_line_endings(out, like.decode("utf-8", "replace") if like else "").encode()
 
 
 def json_change(path: Path, what: str, edit: Any) -> FileChange:

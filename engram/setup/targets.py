@@ -17,7 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import FileChange, SetupError, add_block, json_change, read_bytes, remove_block
+from .files import (
+    FileChange,
+    SetupError,
+    add_block,
+    json_change,
+    read_bytes,
+    remove_block,
+    same_line_endings,
+)
 
 SERVER_NAME = "engram"
 # (event, matcher, timeout in seconds). Timeouts exceed the hooks' internal deadlines
@@ -61,6 +69,7 @@ class Plan:
     commands: list[list[str]] = field(default_factory=list)  # CLI calls (claude mcp …)
     notes: list[str] = field(default_factory=list)
     cwd: Path | None = None  # where CLI calls run (`claude mcp add -s project` uses it)
+    error: str | None = None  # this agent could not be set up; the others still are
 
 
 def engram_command() -> str:
@@ -252,6 +261,9 @@ def agents_md_path(ctx: Context) -> Path:
 
 
 def toml_change(path: Path, ctx: Context) -> FileChange:
+    """Our `[mcp_servers.engram]` table in Codex's config, whatever shape the file gives
+    `mcp_servers`: one table, tables split by others (`[profiles.x]` between two servers),
+    dotted keys or an inline table. Line endings stay the file's own."""
     import tomllib
 
     import tomlkit
@@ -264,6 +276,8 @@ def toml_change(path: Path, ctx: Context) -> FileChange:
     except (tomllib.TOMLDecodeError, Exception) as exc:  # noqa: BLE001 - tomlkit has many
         raise SetupError(f"{path} is not valid TOML ({exc}); fix it, then re-run") from None
     servers = doc.get("mcp_servers")
+    if servers is not None and not hasattr(servers, "get"):
+        raise SetupError(f"{path}: `mcp_servers` is not a table")
     if ctx.uninstall:
         if servers is None or SERVER_NAME not in servers:
             return FileChange(path, before, before, "Codex MCP server")
@@ -272,27 +286,27 @@ def toml_change(path: Path, ctx: Context) -> FileChange:
             del doc["mcp_servers"]
     else:
         wanted = ctx.server()
-        if servers is not None and not hasattr(servers, "get"):
-            raise SetupError(f"{path}: `mcp_servers` is not a table")
         current = servers.get(SERVER_NAME) if servers is not None else None
         if current is not None and {k: current.get(k) for k in wanted} == wanted:
             return FileChange(path, before, before, "Codex MCP server")
-        table = tomlkit.table()
-        table.add("command", wanted["command"])
-        table.add("args", wanted["args"])
+        inline = isinstance(servers, tomlkit.items.InlineTable)
+        table = tomlkit.inline_table() if inline else tomlkit.table()
+        table.update(wanted)
+        for key, value in (current or {}).items():
+            if key not in wanted:
+                table[key] = value
+        if not inline:
+            table.add(tomlkit.nl())
         if servers is None:
             servers = tomlkit.table(is_super_table=True)
             doc.add("mcp_servers", servers)
         if current is not None:
-            for key, value in current.items():
-                if key not in wanted:
-                    table.add(key, value)
             del servers[SERVER_NAME]
-        table.add(tomlkit.nl())
-        servers.add(SERVER_NAME, table)
-    after = tomlkit.dumps(doc).encode()
-    if after.endswith(b"\n\n") and not text.endswith("\n\n"):
-        after = after.rstrip(b"\n") + b"\n"  # our table's spacer, when it ended up last
+        servers[SERVER_NAME] = table  # item assignment: works on split tables too
+    after_text = tomlkit.dumps(doc)
+    if after_text.endswith("\n\n") and not text.endswith("\n\n"):
+        after_text = after_text.rstrip("\n") + "\n"  # our table's spacer, when it ended up last
+    after = same_line_endings(after_text, text).encode()
     return FileChange(path, before, after if after or before is not None else None,
                       "Codex MCP server")
 
