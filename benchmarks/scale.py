@@ -95,9 +95,9 @@ def _bulk_fill(mem: Any, records: list[dict[str, Any]], embedder: Any, full: boo
         prepared = [mem._prepare(dict(r), now=now) for r in chunk]
         vectors = None
         if embedder is not None:
-            texts = [mem._embed_text(m) for m, _ in prepared]
+            texts = [mem.embedding_text(m) for m, _ in prepared]
             if start < pool_size:
-                vectors = mem._embed(texts)
+                vectors = mem.embed_texts(texts)
                 pool = vectors if pool is None else np.vstack([pool, vectors])
             else:
                 assert pool is not None
@@ -106,7 +106,7 @@ def _bulk_fill(mem: Any, records: list[dict[str, Any]], embedder: Any, full: boo
         with mem.store.transaction():
             for i, (memory, _kinds) in enumerate(prepared):
                 vector = None if vectors is None else vectors[i]
-                mem.store.insert(memory, mem._terms(memory), vector)
+                mem.store.insert(memory, mem.index_terms_of(memory), vector)
 
 
 def _replicate(mem: Any, extra: int, seed: int) -> None:

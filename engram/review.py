@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConflictError, ValidationError
+from .identity import CONFLICT_SIMILARITY
 from .model import Memory, merge_unique, to_iso, validate_project
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 # What hooks capture without a person or an agent choosing to save it.
 CAPTURED_PROVENANCES: tuple[str, ...] = ("hook", "checkpoint")
 REVIEW_OUTCOMES: tuple[str, ...] = ("approved", "edited", "rejected", "reviewed")
-CONFLICT_SIMILARITY = 0.80
 _SCAN_BATCH = 500
 
 
@@ -85,7 +85,7 @@ class ReviewMixin:
         def list(self, **kwargs: Any) -> list[Memory]: ...
 
         @staticmethod
-        def _embed_text(memory: Memory) -> str: ...
+        def embedding_text(memory: Memory) -> str: ...
 
     # --- the review queue -------------------------------------------------------------
 
@@ -165,7 +165,7 @@ class ReviewMixin:
         )
         if not recent:
             return []
-        vectors = embedder.embed([self._embed_text(m) for m in recent])
+        vectors = embedder.embed([self.embedding_text(m) for m in recent])
         pairs: dict[frozenset[str], ConflictPair] = {}
         for memory, vector in zip(recent, vectors, strict=True):
             hits = self.store.vector_search(

@@ -7,15 +7,15 @@ live in an adapter.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from . import exchange, ranking, retrieval
+from . import exchange, prompt_recall, ranking, retrieval
 from .errors import ConflictError, NotFoundError, ValidationError
+from .identity import CONFLICT_SIMILARITY, DUPLICATE_SIMILARITY, distinguishing, new_id
 from .model import (
     PROVENANCE_CONFIDENCE,
     Memory,
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 
     from .embedders import Embedder
 
-DUPLICATE_SIMILARITY = 0.95
-CONFLICT_SIMILARITY = 0.80
 CONFIRM_STEP = 0.1
 EMBED_BATCH = 64
 #: Records per import transaction: embedded, then deduplicated with one scan of the
@@ -58,42 +56,12 @@ EMBED_BATCH = 64
 #: projects: 256 records read 82% of it), so bigger batches share it among more
 #: records: 0.35 ms a record at 256, 0.13 at 1024 (100K memories).
 IMPORT_BATCH = 1024
-#: Imports of at least this many records end by merging the keyword index's segments
-#: (SQLiteStore.tidy_keyword_index): each import transaction adds one, so a run of
-#: smaller imports piles them up as surely as one big import does.
-TIDY_AFTER = 256
 MEMORY_FIELDS = frozenset(f.name for f in dataclass_fields(Memory))
 # What an update may change; id, status, links and timestamps belong to the service.
 UPDATABLE_FIELDS = frozenset(
     {"content", "type", "project", "tags", "files", "problem", "solution", "importance",
      "confidence", "pinned", "event_at", "expires_at", "meta"}
 )
-_ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lowercase
-_DISTINGUISHING = {
-    "not",
-    "no",
-    "never",
-    "without",
-    "dont",
-    "don't",
-    "cannot",
-    "isnt",
-    "nie",
-    "не",
-    "нет",
-}
-
-
-def new_id() -> str:
-    """10 base32 characters (50 bits): short enough to type, unique in practice.
-
-    One 7-byte draw, not one per character: ten draws (a system call each) took ~23 µs
-    of every save, one takes ~5.
-    """
-    bits = int.from_bytes(secrets.token_bytes(7), "big") >> 6
-    return "".join(_ID_ALPHABET[(bits >> shift) & 31] for shift in range(45, -5, -5))
-
-
 @dataclass(frozen=True)
 class Conflict:
     memory: Memory
@@ -143,20 +111,6 @@ class ImportResult:
 def _json_kind(value: Any) -> str:
     kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
     return kinds.get(type(value), "a number")
-
-
-def _distinguishing(a: str, b: str) -> bool:
-    """True if two near-identical texts differ in a number or a negation.
-
-    "we use React 17" and "we use React 19" embed ~0.97 alike, yet one supersedes the
-    other: they must never be merged as duplicates.
-    """
-    ta, tb = set(normalize_for_dedup(a).split()), set(normalize_for_dedup(b).split())
-    for token in ta ^ tb:
-        token = token.strip(".,;:!?()[]{}\"'")
-        if any(ch.isdigit() for ch in token) or token in _DISTINGUISHING:
-            return True
-    return False
 
 
 class _Neighbours:
@@ -254,7 +208,8 @@ class EngramCore:
     def embedder(self) -> Embedder | None:
         return self._embedder if self.vectors_enabled else None
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray | None:
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray | None:
+        """Vectors of `texts` with this store's embedder (None when vectors are off)."""
         embedder = self.embedder
         if embedder is None or not texts:
             return None
@@ -384,6 +339,13 @@ class EngramCore:
             self._record_recall(caller, query, response)
         return response
 
+    def recall_for_prompt(
+        self, prompt: str, project: str | None = None,
+        exclude: set[str] | frozenset[str] = frozenset(),
+    ) -> list[prompt_recall.Recalled]:
+        """The few memories a prompt clearly earns (prompt_recall.py), best first."""
+        return prompt_recall.select(self, prompt, project, exclude)
+
     def _record_recall(self, caller: str, query: str, response: retrieval.SearchResponse) -> None:
         """Extension point: the lifecycle layer logs recalls here (never affects ranking)."""
 
@@ -512,7 +474,8 @@ class EngramCore:
         return memory, tuple(dict.fromkeys(kinds))
 
     @staticmethod
-    def _terms(memory: Memory) -> str:
+    def index_terms_of(memory: Memory) -> str:
+        """The analysed keyword terms a store indexes for a memory."""
         parts = [
             memory.content,
             memory.problem or "",
@@ -523,7 +486,8 @@ class EngramCore:
         return index_terms("\n".join(p for p in parts if p))
 
     @staticmethod
-    def _embed_text(memory: Memory) -> str:
+    def embedding_text(memory: Memory) -> str:
+        """The text a memory's vector is made from."""
         parts = [memory.content]
         if memory.problem:
             parts.append(f"Problem: {memory.problem}")
@@ -545,7 +509,7 @@ class EngramCore:
         for memory, _ in prepared:
             if memory.supersedes is not None:
                 self._check_supersedable(memory.supersedes)
-        vectors = self._embed([self._embed_text(m) for m, _ in prepared])
+        vectors = self.embed_texts([self.embedding_text(m) for m, _ in prepared])
         results: list[SaveResult] = []
         with self.store.transaction():
             neighbours = _Neighbours(self.store, [m for m, _ in prepared], vectors)
@@ -605,12 +569,12 @@ class EngramCore:
                         continue
                     if target is not None and other.id == target.id:
                         continue
-                    distinct = _distinguishing(other.content, memory.content)
+                    distinct = distinguishing(other.content, memory.content)
                     if hit.score >= DUPLICATE_SIMILARITY and not distinct:
                         return self._merge_duplicate(other, memory, kinds)
                     if other.type == memory.type:
                         conflicts.append(Conflict(other, hit.score))
-        self.store.insert(memory, self._terms(memory), vector)
+        self.store.insert(memory, self.index_terms_of(memory), vector)
         if target is not None:
             self.store.update(
                 target.evolve(status="superseded", superseded_by=memory.id, updated_at=self.clock())
@@ -622,7 +586,7 @@ class EngramCore:
         files = merge_unique(existing.files, new.files)
         if tags != existing.tags or files != existing.files:
             existing = existing.evolve(tags=tags, files=files, updated_at=self.clock())
-            self.store.update(existing, self._terms(existing))
+            self.store.update(existing, self.index_terms_of(existing))
         return SaveResult(existing, True, (), kinds)
 
     def update(
@@ -669,16 +633,18 @@ class EngramCore:
                 access_count=0,
                 last_accessed_at=None,
             )
-            vectors = self._embed([self._embed_text(new)])
+            vectors = self.embed_texts([self.embedding_text(new)])
             with self.store.transaction():
-                self.store.insert(new, self._terms(new), None if vectors is None else vectors[0])
+                vector = None if vectors is None else vectors[0]
+                self.store.insert(new, self.index_terms_of(new), vector)
                 self.store.update(
                     old.evolve(status="superseded", superseded_by=new.id, updated_at=now)
                 )
             return new
         edited = candidate.evolve(updated_at=now)
-        vectors = self._embed([self._embed_text(edited)]) if content_changed else None
-        self.store.update(edited, self._terms(edited), None if vectors is None else vectors[0])
+        vectors = self.embed_texts([self.embedding_text(edited)]) if content_changed else None
+        vector = None if vectors is None else vectors[0]
+        self.store.update(edited, self.index_terms_of(edited), vector)
         return edited
 
     def _set_status(self, memory_id: str, status: str, allowed_from: tuple[str, ...]) -> Memory:
@@ -893,13 +859,11 @@ class EngramCore:
             if len(batch) >= IMPORT_BATCH:
                 flush()
         flush()
-        if result.imported >= TIDY_AFTER:
-            self.store.tidy_keyword_index()
         return result
 
     def _import_batch(self, prepared: list[tuple[Memory, tuple[str, ...]]]) -> list[SaveResult]:
         """Imported version links are kept as written, not re-validated as a new save."""
-        vectors = self._embed([self._embed_text(m) for m, _ in prepared])
+        vectors = self.embed_texts([self.embedding_text(m) for m, _ in prepared])
         results = []
         with self.store.transaction():
             neighbours = _Neighbours(self.store, [m for m, _ in prepared], vectors)
@@ -931,16 +895,15 @@ class EngramCore:
         done = 0
         for start in range(0, len(memories), EMBED_BATCH):
             chunk = memories[start : start + EMBED_BATCH]
-            vectors = self._embed([self._embed_text(m) for m in chunk])
+            vectors = self.embed_texts([self.embedding_text(m) for m in chunk])
             with self.store.transaction():
                 for i, memory in enumerate(chunk):
                     self.store.update(
-                        memory, self._terms(memory), None if vectors is None else vectors[i]
+                        memory, self.index_terms_of(memory), None if vectors is None else vectors[i]
                     )
             done += len(chunk)
             if progress:
                 progress(done, len(memories))
-        self.store.tidy_keyword_index()  # every row's terms were rewritten
         return done
 
 

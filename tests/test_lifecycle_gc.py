@@ -86,7 +86,7 @@ def test_protected_memories_survive_every_sweep(lc, clock):
     # duplicates of each protected memory, less used
     for memory in trio:
         lc.store.insert(memory.evolve(id=memory.id + "x", pinned=False, importance=0.5),
-                        lc._terms(memory), None)
+                        lc.index_terms_of(memory), None)
     clock.advance(days=3000)
     gc_report = lc.gc()
     forget_report = lc.forget_sweep(threshold=0.0)
@@ -136,7 +136,7 @@ def test_duplicates_merge_into_the_most_used_keeping_tags_and_files(lc):
     versioned = first.evolve(id="version002", content=first.content.replace("main", "main 2"))
     for memory in (twin, other_project, versioned):
         vector = lc.embedder.embed([memory.content])[0]
-        lc.store.insert(memory, lc._terms(memory), vector)
+        lc.store.insert(memory, lc.index_terms_of(memory), vector)
     report = lc.gc()
     merged = [a for a in report.actions if a.action == "merge_duplicate"]
     assert [(a.id, a.target) for a in merged] == [(first.id, twin.id)]

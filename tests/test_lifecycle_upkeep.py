@@ -11,7 +11,7 @@ from conftest import run_json
 from lifecycle_support import open_service
 
 import engram
-from engram.lifecycle import storage, upkeep
+from engram.lifecycle import upkeep
 
 
 @pytest.fixture
@@ -92,26 +92,35 @@ def test_daily_upkeep_and_inline_mode(lc, clock):
     assert health["upkeep"]["writes_since_last_run"] == 0
 
 
-def test_upkeep_merges_the_keyword_index_that_single_saves_fragment(lc, clock):
-    def segments() -> int:
-        return lc.store._db.execute(
-            "SELECT count(DISTINCT segid) FROM memories_fts_idx").fetchone()[0]
+def test_single_saves_do_not_pile_up_keyword_index_segments(store_path, clock, monkeypatch):
+    """Each save is one transaction, so one FTS5 segment; the store merges them itself
+    every TIDY_AFTER writes, and no search result changes."""
+    from engram.store import sqlite as sqlite_store
 
-    for i in range(40):  # one transaction, so one FTS5 segment, each
-        lc.save(f"Deploy note {i}: staging uses blue-green releases on port {8000 + i}")
-    before = segments()
-    found = [r.memory.id for r in lc.search("blue-green staging", pools="keyword").results]
-    lc.upkeep("manual")
-    assert segments() < before
-    assert [r.memory.id for r in lc.search("blue-green staging", pools="keyword").results] \
-        == found
+    monkeypatch.setattr(sqlite_store, "TIDY_AFTER", 40)
+
+    def saved(name: str, tidy: bool) -> tuple[int, list[str]]:
+        with engram.open(store_path.with_name(name), embedder="fake", clock=clock) as mem:
+            if not tidy:
+                monkeypatch.setattr(mem.store, "_tidy_keyword_index_if_due", lambda: None)
+            for i in range(1 + 3 * 40):  # counting starts at the first; the last merges
+                mem.save(f"Deploy note {i}: staging uses blue-green releases on port {8000 + i}")
+            segments = mem.store._db.execute(
+                "SELECT count(DISTINCT segid) FROM memories_fts_idx").fetchone()[0]
+            found = [r.memory.content for r in mem.search("blue-green staging",
+                                                          pools="keyword").results]
+            return segments, found
+
+    tidied, piled = saved("tidy.db", True), saved("piled.db", False)
+    assert tidied[1] == piled[1]
+    assert tidied[0] < piled[0]
 
 
 def test_one_run_at_a_time_across_processes(lc, clock):
     now = clock.now
-    run_id = storage.claim_run(lc.store, "other-process", now, now - upkeep.LEASE)
+    run_id = lc.store.claim_upkeep("other-process", now, now - upkeep.LEASE)
     assert lc.upkeep("manual") == {"skipped": "another upkeep run is in progress"}
-    storage.finish_run(lc.store, run_id, now, {})
+    lc.store.finish_upkeep(run_id, now, {})
     assert lc.upkeep("manual")["trigger"] == "manual"
 
 

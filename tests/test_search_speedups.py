@@ -205,7 +205,7 @@ def test_a_large_import_leaves_a_compact_keyword_index(tmp_path: Path, clock, mo
         mem = engram.open(tmp_path / name, embedder="fake", clock=clock)
         try:
             if not tidy:
-                monkeypatch.setattr(mem.store, "tidy_keyword_index", lambda: None)
+                monkeypatch.setattr(mem.store, "_tidy_keyword_index_if_due", lambda: None)
             assert mem.import_records(parse(text)).imported == 1400
             segments = mem.store._db.execute(
                 "SELECT count(DISTINCT segid) FROM memories_fts_idx").fetchone()[0]

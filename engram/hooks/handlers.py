@@ -108,7 +108,7 @@ def user_prompt(service: Any, payload: dict[str, Any], project: str | None,
     session_id = payload.get("session_id")
     state = load_session(session_id)
     seen = set(state.get("injected", []))
-    chosen = recall.select(service, prompt[:10_000], project, exclude=seen)
+    chosen = service.recall_for_prompt(prompt[:10_000], project, exclude=seen)
     if not chosen:
         return None
     text, ids = recall.render(chosen)

@@ -220,9 +220,7 @@ class LifecycleMixin:
         return True
 
     def upkeep_runs(self: Engram, limit: int = 10) -> list[dict[str, Any]]:
-        from . import storage
-
-        return list(storage.runs(self.store, limit))
+        return self.store.upkeep_runs(limit)
 
     def close(self: Engram) -> None:
         thread = self._upkeep_thread

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError, ValidationError
 from ..redaction import redact
-from . import storage
+from ..store.base import RecallEntry
 
 if TYPE_CHECKING:
     from ..retrieval import SearchResponse
@@ -29,12 +29,14 @@ def record(service: Engram, caller: str, query: str, response: SearchResponse) -
     now = service.clock()
     retention = settings.audit_retention_days
     try:
-        storage.add_recall(
-            service.store, at=now, caller=str(caller)[:MAX_CALLER_CHARS] or "unknown",
-            query=redact(query[:MAX_QUERY_CHARS]).text, mode=response.mode,
-            ids=[r.memory.id for r in response.results],
-            scores=[r.score for r in response.results],
-            elapsed_ms=round(response.elapsed_ms, 3),
+        service.store.log_recall(
+            RecallEntry(
+                at=now, caller=str(caller)[:MAX_CALLER_CHARS] or "unknown",
+                query=redact(query[:MAX_QUERY_CHARS]).text, mode=response.mode,
+                ids=[r.memory.id for r in response.results],
+                scores=[r.score for r in response.results],
+                elapsed_ms=round(response.elapsed_ms, 3),
+            ),
             prune_before=now - timedelta(days=retention) if retention > 0 else None,
         )
     except StoreError:
@@ -46,11 +48,11 @@ def recalls(service: Engram, *, since: datetime | None = None, caller: str | Non
             limit: int = 100) -> list[dict[str, Any]]:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100_000:
         raise ValidationError("limit", f"must be a whole number from 1 to 100000, got {limit!r}")
-    return storage.list_recalls(service.store, since=since, caller=caller, limit=limit)
+    return service.store.recalls(since, caller, limit)
 
 
 def prune(service: Engram) -> int:
     retention = service.lifecycle_settings.audit_retention_days
     if retention <= 0:
         return 0
-    return storage.prune_recalls(service.store, service.clock() - timedelta(days=retention))
+    return service.store.prune_recalls(service.clock() - timedelta(days=retention))

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ConflictError, ValidationError
 from ..model import MAX_CONTENT_CHARS, MAX_TEXT_FIELD_CHARS, Memory, from_iso, to_iso
 from ..text import normalize_for_dedup
-from . import gc, policy, similarity, storage
+from . import gc, policy, similarity
 from .report import Action, Report
 from .settings import Settings
 
@@ -138,7 +138,7 @@ def merged(sources: list[Memory], new_id: str, now: datetime, summary: str | Non
 
 def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | None = None
          ) -> Report:
-    from ..service import new_id
+    from ..identity import new_id
 
     now = service.clock()
     report = Report("consolidate", dry_run)
@@ -153,7 +153,7 @@ def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | N
         if len(members) < 2:
             continue
         members.sort(key=lambda m: (m.when, m.id))
-        vectors = storage.vectors_of(service.store, [m.id for m in members])
+        vectors = service.store.vectors_of([m.id for m in members])
         for group in clusters(members, vectors, settings):
             summary, used = None, "deterministic"
             if settings.summariser and not dry_run:
@@ -186,10 +186,10 @@ def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | N
 def _vector_for(service: Engram, memory: Memory) -> np.ndarray | None:
     """The embedder's vector when it is the store's, else the mean of the sources'."""
     if service.embedder is not None:
-        vectors = service._embed([service._embed_text(memory)])
+        vectors = service.embed_texts([service.embedding_text(memory)])
         if vectors is not None:
             return vectors[0]
-    stored = storage.vectors_of(service.store, memory.meta["consolidated_from"])
+    stored = service.store.vectors_of(memory.meta["consolidated_from"])
     if not stored or len({v.shape[0] for v in stored.values()}) != 1:
         return None
     mean = np.mean(np.stack(list(stored.values())), axis=0)
@@ -212,7 +212,7 @@ def apply(service: Engram, report: Report) -> None:
             if any(m is None for m in fresh):
                 report.notes.append(f"skipped {memory.id}: a source changed meanwhile")
                 continue
-            service.store.insert(memory, service._terms(memory), vectors[memory.id])
+            service.store.insert(memory, service.index_terms_of(memory), vectors[memory.id])
             for source in fresh:
                 service.store.update(source)  # type: ignore[arg-type]
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..model import Memory, merge_unique, to_iso
-from . import policy, similarity, storage
+from . import policy, similarity
 from .report import Action, Report
 from .settings import Settings
 
@@ -67,7 +67,7 @@ def _keeper_order(memory: Memory) -> tuple:
 def _plan_duplicates(
     service: Engram, settings: Settings, memories: list[Memory], report: Report, now: datetime
 ) -> None:
-    from ..service import _distinguishing
+    from ..identity import distinguishing
 
     by_id = {m.id: m for m in memories}
     parent = {m.id: m.id for m in memories}
@@ -81,7 +81,7 @@ def _plan_duplicates(
     def union(a: str, b: str) -> None:
         parent[find(a)] = find(b)
 
-    for group in storage.norm_duplicate_groups(service.store):
+    for group in service.store.duplicate_groups():
         present = [i for i in group if i in by_id]
         for other in present[1:]:
             union(present[0], other)
@@ -91,13 +91,13 @@ def _plan_duplicates(
     for group in by_project.values():
         if len(group) < 2:
             continue
-        vectors = storage.vectors_of(service.store, [m.id for m in group])
+        vectors = service.store.vectors_of([m.id for m in group])
         if not vectors:
             continue  # without vectors only identical texts count as duplicates
         only_vec = [m for m in group if m.id in vectors]
         for i, j, _ in similarity.similar_pairs(only_vec, vectors, settings.duplicate_similarity):
             a, b = only_vec[i], only_vec[j]
-            if not _distinguishing(a.content, b.content):
+            if not distinguishing(a.content, b.content):
                 union(a.id, b.id)
     clusters: dict[str, list[Memory]] = defaultdict(list)
     for memory in memories:
@@ -143,4 +143,4 @@ def apply(service: Engram, report: Report) -> None:
                 continue
             before = report.basis[memory_id]
             terms_changed = (before.tags, before.files) != (planned.tags, planned.files)
-            service.store.update(memory, service._terms(memory) if terms_changed else None)
+            service.store.update(memory, service.index_terms_of(memory) if terms_changed else None)

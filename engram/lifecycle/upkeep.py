@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..model import from_iso, utcnow
-from . import audit, consolidation, gc, storage
+from . import audit, consolidation, gc
 
 if TYPE_CHECKING:
     from ..service import Engram
@@ -39,7 +39,7 @@ def resolve_mode(service: Engram) -> str:
         return mode
     if service.clock is not utcnow:
         return "off"
-    if service.long_lived or service.path == ":memory:":
+    if service.long_lived or service.store.ephemeral:
         return "thread"
     return "subprocess"
 
@@ -51,14 +51,14 @@ def due(service: Engram) -> str | None:
     settings = service.lifecycle_settings
     store = service.store
     now = service.clock()
-    last = storage.last_run(store)
+    last = store.last_upkeep()
     if last is None:
         # The first save this store sees starts the counters.
-        run_id = storage.claim_run(store, "baseline", now, now - LEASE)
+        run_id = store.claim_upkeep("baseline", now, now - LEASE)
         if run_id is not None:
-            storage.finish_run(store, run_id, now, {"baseline": True})
+            store.finish_upkeep(run_id, now, {"baseline": True})
         return None
-    if settings.upkeep_every and storage.written_since(store, last["seq"]) >= settings.upkeep_every:
+    if settings.upkeep_every and store.changes_since(last["seq"]) >= settings.upkeep_every:
         return "saves"
     finished = from_iso(last["finished_at"])
     if finished is not None and now - finished >= timedelta(hours=settings.upkeep_interval_hours):
@@ -71,7 +71,7 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
     store = service.store
     settings = service.lifecycle_settings
     now = service.clock()
-    run_id = storage.claim_run(store, trigger, now, now - LEASE)
+    run_id = store.claim_upkeep(trigger, now, now - LEASE)
     if run_id is None:
         return {"skipped": "another upkeep run is in progress"}
     try:
@@ -82,8 +82,6 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
         merged = consolidation.plan(service, settings, dry_run=False)
         consolidation.apply(service, merged)
         pruned = audit.prune(service)
-        # Single saves (the hook's) each add an FTS5 segment; merge them between imports.
-        store.tidy_keyword_index()
         report = {
             "trigger": trigger, "pid": os.getpid(), "thread": threading.current_thread().name,
             "gc": collected.summary(), "consolidate": merged.summary(),
@@ -94,13 +92,13 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
     except Exception as exc:
         # Recorded as a finished run, so a failing upkeep waits for the next trigger
         # instead of being retried (and failing) after every single save.
-        storage.finish_run(store, run_id, service.clock(),
+        store.finish_upkeep(run_id, service.clock(),
                            {"trigger": trigger, "error": f"{type(exc).__name__}: {exc}"})
         raise
     except BaseException:
-        storage.drop_run(store, run_id)
+        store.drop_upkeep(run_id)
         raise
-    storage.finish_run(store, run_id, service.clock(), report)
+    store.finish_upkeep(run_id, service.clock(), report)
     return report
 
 

@@ -8,7 +8,7 @@ persists rows, finds keyword and vector candidates, and filters.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,8 +47,42 @@ class Candidate:
     score: float
 
 
+@dataclass(frozen=True)
+class RecallEntry:
+    """One search handed to an agent, for the recall log (the query already redacted)."""
+
+    at: datetime
+    caller: str
+    query: str
+    mode: str | None
+    ids: Sequence[str]
+    scores: Sequence[float]
+    elapsed_ms: float | None
+
+
+@dataclass(frozen=True)
+class CensusRow:
+    """Active memories of one type in one decay bucket, with flag counts.
+
+    `bucket` is the index of the first threshold whose strength they still reach,
+    len(thresholds) for weaker ones, None for types that do not decay.
+    """
+
+    type: str
+    bucket: int | None
+    count: int
+    expired: int
+    stale: int
+    merged: int
+    protected: int
+
+
 class Store(Protocol):
-    path: str
+    """What every backend does; index upkeep (segment merges, vacuuming) is each
+    backend's own business and never asked for from above."""
+
+    path: str  # the target it was opened on: a file path or a URL (password left out)
+    ephemeral: bool  # an in-memory store that disappears with the process
 
     def close(self) -> None: ...
     def transaction(self) -> AbstractContextManager[None]: ...
@@ -87,10 +121,37 @@ class Store(Protocol):
     def terms_of(self, memory_ids: Sequence[str]) -> dict[str, str]: ...
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
     def document_frequency(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]: ...
-    def tidy_keyword_index(self) -> None: ...
-    def has_vectors(self) -> bool: ...
     def clear_vectors(self) -> None: ...
-    def set_vector(self, memory_id: str, vector: np.ndarray) -> None: ...
-    def ids_without_vectors(self, limit: int) -> list[str]: ...
+
+    # change numbers: every write of a memory takes the next one
+    def last_change(self) -> int: ...
+    def changes_since(self, seq: int) -> int: ...
+    def duplicate_groups(self) -> list[list[str]]:
+        """Ids of active memories sharing a dedup key and project, oldest first."""
+        ...
+
+    # counts for `stats`; the rules (half-lives, thresholds, protection) are arguments
+    def decay_census(
+        self, now: datetime, half_life_days: Mapping[str, float],
+        thresholds: Sequence[float], protected_types: Sequence[str],
+        protected_importance: float,
+    ) -> list[CensusRow]: ...
+    def archive_reasons(self) -> dict[str | None, int]: ...
+
+    # the recall log
+    def log_recall(self, entry: RecallEntry, prune_before: datetime | None) -> None: ...
+    def prune_recalls(self, before: datetime) -> int: ...
+    def recalls(
+        self, since: datetime | None, caller: str | None, limit: int
+    ) -> list[dict[str, Any]]: ...
+    def count_recalls(self) -> int: ...
+
+    # upkeep runs: at most one unfinished run per lease
+    def last_upkeep(self, finished: bool = True) -> dict[str, Any] | None: ...
+    def claim_upkeep(self, trigger: str, now: datetime, lease_before: datetime
+                     ) -> int | None: ...
+    def finish_upkeep(self, run_id: int, now: datetime, report: dict[str, Any]) -> None: ...
+    def drop_upkeep(self, run_id: int) -> None: ...
+    def upkeep_runs(self, limit: int) -> list[dict[str, Any]]: ...
 
     def stats(self) -> dict[str, Any]: ...

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
@@ -24,10 +24,11 @@ from ..config import engram_home, private_dir, tighten
 from ..errors import StoreError, StoreUnavailableError
 from ..model import Memory, from_iso, stored_memory, stored_meta, stored_strings, to_iso
 from ..text import fts_query
-from .base import Candidate, Filters
+from .base import Candidate, CensusRow, Filters, RecallEntry
 from .connection import connect
 from .errors import SQLError
 from .migrations import SCHEMA_VERSION, migrate
+from .sqlite_ledger import Ledger
 
 if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-only hooks
     import numpy as np
@@ -41,6 +42,9 @@ BUSY_TIMEOUT_MS = 15_000
 CACHE_KIB = 64 * 1024
 #: Rows per batch when loading vectors into the in-memory index.
 SYNC_BATCH = 20_000
+#: Memories written between two merges of the keyword index's segments.
+TIDY_AFTER = 256
+_TIDIED_KEY = "keyword_index_tidied_seq"
 
 _COLUMNS = (
     "id, content, type, project, tags, files, problem, solution, importance, confidence,"
@@ -192,7 +196,8 @@ class SQLiteStore:
         set, if any) bounds every wait for a lock and every statement of this store.
         """
         self.path = str(path)
-        if self.path not in ("", ":memory:"):
+        self.ephemeral = self.path in ("", ":memory:")
+        if not self.ephemeral:
             _private_store_files(Path(self.path).expanduser())
         self._db = connect(self.path, BUSY_TIMEOUT_MS, deadline)
         try:
@@ -208,6 +213,8 @@ class SQLiteStore:
             raise
         self._lock = threading.RLock()
         self._depth = 0
+        self._wrote = False  # the open transaction changed memories
+        self._ledger = Ledger(self)
         self._index: VectorIndex | None = None
         self._index_seq = 0
         self._data_version = -1
@@ -231,6 +238,7 @@ class SQLiteStore:
                 return
             self._db.execute("BEGIN IMMEDIATE")
             self._depth = 1
+            self._wrote = False
             try:
                 yield
                 self._db.execute("COMMIT")
@@ -240,8 +248,11 @@ class SQLiteStore:
                 _rollback(self._db)
                 raise
             self._depth = 0
+            if self._wrote:
+                self._tidy_keyword_index_if_due()
 
     def _next_seq(self) -> int:
+        self._wrote = True
         return self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM memories").fetchone()[0]
 
     def get_meta(self, key: str) -> str | None:
@@ -509,17 +520,25 @@ class SQLiteStore:
             index = self._sync_index()
             return index.vectors_of(memory_ids) if index is not None else {}
 
-    def tidy_keyword_index(self) -> None:
-        """Merge the keyword index's small segments; bounded work, best effort.
+    def _tidy_keyword_index_if_due(self) -> None:
+        """Merge the keyword index's small segments once TIDY_AFTER memories were written
+        since the last merge (by any process: the mark is kept in the store).
 
         Every write transaction adds an FTS5 segment and each query looks a term up in
-        every segment; FTS5's own automerge lets them pile up to ~16 after a 2,000-row
-        import at 10K memories (~1 ms more per keyword search). Merging up to 500 pages
-        brought that to 2 in 40 ms (6 ms at 100K); 'optimize' would rewrite the whole
-        index (0.2 s at 100K). A busy store skips it: the next bulk write tries again.
+        every segment; FTS5's own automerge lets them pile up after many small writes or a
+        big import. Bounded work (500 pages) and best effort: a busy store skips it and a
+        later write tries again.
         """
-        with self._lock, suppress(StoreUnavailableError, SQLError):
+        with suppress(StoreUnavailableError, SQLError):
+            seq = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM memories").fetchone()[0]
+            mark = self.get_meta(_TIDIED_KEY)
+            if mark is not None and mark.isdigit() and seq - int(mark) < TIDY_AFTER:
+                return
+            if mark is None:  # a new store: start counting now
+                self.set_meta(_TIDIED_KEY, str(seq))
+                return
             self._db.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', 500)")
+            self.set_meta(_TIDIED_KEY, str(seq))
 
     def document_frequency(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of documents, df per term), for IDF-weighted coverage."""
@@ -656,39 +675,61 @@ class SQLiteStore:
             found = index.nearest_in_projects(queries, projects, min_score, limit)
         return [[Candidate(memory_id, score) for memory_id, score in hits] for hits in found]
 
-    def has_vectors(self) -> bool:
-        with self._lock:
-            return self._db.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
-
     def clear_vectors(self) -> None:
         with self._lock, self.transaction():
             self._db.execute("DELETE FROM vectors")
             self._index = None
             self._index_seq = 0
 
-    def set_vector(self, memory_id: str, vector: np.ndarray) -> None:
-        with self._lock, self.transaction():
-            row = self._db.execute(
-                "UPDATE memories SET seq = ? WHERE id = ? RETURNING rowid",
-                (self._next_seq(), memory_id),
-            ).fetchone()
-            if row is None:
-                return
-            self._db.execute(
-                "INSERT INTO vectors(rowid, vec) VALUES (?, ?)"
-                " ON CONFLICT(rowid) DO UPDATE SET vec = excluded.vec",
-                (row[0], _half(vector)),
-            )
-            self._index = None
+    # --- bookkeeping (sqlite_ledger.py) ---------------------------------------------
 
-    def ids_without_vectors(self, limit: int) -> list[str]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT m.id FROM memories m LEFT JOIN vectors v ON v.rowid = m.rowid"
-                " WHERE v.rowid IS NULL ORDER BY m.rowid LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [r[0] for r in rows]
+    def last_change(self) -> int:
+        return self._ledger.last_change()
+
+    def changes_since(self, seq: int) -> int:
+        return self._ledger.changes_since(seq)
+
+    def duplicate_groups(self) -> list[list[str]]:
+        return self._ledger.duplicate_groups()
+
+    def decay_census(
+        self, now: datetime, half_life_days: Mapping[str, float],
+        thresholds: Sequence[float], protected_types: Sequence[str],
+        protected_importance: float,
+    ) -> list[CensusRow]:
+        return self._ledger.decay_census(now, half_life_days, thresholds, protected_types,
+                                         protected_importance)
+
+    def archive_reasons(self) -> dict[str | None, int]:
+        return self._ledger.archive_reasons()
+
+    def log_recall(self, entry: RecallEntry, prune_before: datetime | None) -> None:
+        self._ledger.log_recall(entry, prune_before)
+
+    def prune_recalls(self, before: datetime) -> int:
+        return self._ledger.prune_recalls(before)
+
+    def recalls(self, since: datetime | None, caller: str | None, limit: int
+                ) -> list[dict[str, Any]]:
+        return self._ledger.recalls(since, caller, limit)
+
+    def count_recalls(self) -> int:
+        return self._ledger.count_recalls()
+
+    def last_upkeep(self, finished: bool = True) -> dict[str, Any] | None:
+        return self._ledger.last_upkeep(finished)
+
+    def claim_upkeep(self, trigger: str, now: datetime, lease_before: datetime) -> int | None:
+        return self._ledger.claim_upkeep(trigger, now, lease_before)
+
+    def finish_upkeep(self, run_id: int, now: datetime, report: dict[str, Any]) -> None:
+        self._ledger.finish_upkeep(run_id, now, report)
+
+    def drop_upkeep(self, run_id: int) -> None:
+        self._ledger.drop_upkeep(run_id)
+
+    def upkeep_runs(self, limit: int) -> list[dict[str, Any]]:
+        return self._ledger.upkeep_runs(limit)
 
     # --- health -----------------------------------------------------------------------
 
