@@ -278,6 +278,21 @@ def _groups(category: int) -> list[str]:
     return groups
 
 
+def _postgres_database(server: str, name: str) -> str:
+    """A new, empty database for one conversation on the PostgreSQL server at `server`
+    (a URL whose database is an admin one, e.g. `postgres`)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    database = "engram_locomo_" + "".join(c if c.isalnum() else "_" for c in name.lower())
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{database}"')
+        conn.execute(f'CREATE DATABASE "{database}"')
+    parts = urlsplit(server)
+    return urlunsplit(parts._replace(path="/" + database))
+
+
 def run_conversation(
     conv: Conversation,
     run: Run,
@@ -288,13 +303,16 @@ def run_conversation(
     clock: str,
     categories: Sequence[int],
     advance: Callable[[int], None],
+    server: str | None = None,
 ) -> None:
     import engram
 
     latest = max(t.when for t in conv.turns)
     now = datetime.now(UTC)
     clock_fn = (lambda: latest) if clock == "data" else (lambda: now)
-    mem = engram.open(workdir / f"{conv.sample_id}.db", embedder=embedder, clock=clock_fn)
+    target = (_postgres_database(server, conv.sample_id) if server
+              else workdir / f"{conv.sample_id}.db")
+    mem = engram.open(target, embedder=embedder, clock=clock_fn)
     # Automatic upkeep (GC, consolidation) is a separate concern: with the real clock its
     # GC would archive 2023 episodes as decayed right after they are saved.
     mem.upkeep_mode = "off"
@@ -363,6 +381,7 @@ def evaluate(
     clock: str = "now",
     categories: Sequence[int] = (1, 2, 3, 4, 5),
     progress: bool = True,
+    server: str | None = None,
 ) -> Run:
     from engram.embedders import get_embedder
 
@@ -383,7 +402,7 @@ def evaluate(
         for conv in conversations:
             run_conversation(
                 conv, run, wrapped, Path(tmp), captions=captions, clock=clock,
-                categories=categories, advance=advance,
+                categories=categories, advance=advance, server=server,
             )
     run.total_seconds = time.perf_counter() - started
     return run
@@ -492,12 +511,15 @@ def render(run: Run, stats: LabelStats, conversations: int, embedder: str) -> st
               help="Rewrite benchmarks/RESULTS.md (default: only for a full run).")
 @click.option("--results", "results_path", type=click.Path(dir_okay=False), default=None,
               help="Write the results section to this file instead of benchmarks/RESULTS.md.")
+@click.option("--db", "server", default=None, metavar="URL",
+              help="Run on PostgreSQL: a postgresql:// URL of a server's admin database; a"
+                   " database per conversation is created there (default: SQLite files).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 def command(
     data: str | None, conversations: int | None, skip: int, max_turns: int | None, systems: str,
     embedder: str, clock: str, captions: bool, categories: str, write: bool | None,
-    results_path: str | None, quiet: bool, as_json: bool,
+    results_path: str | None, server: str | None, quiet: bool, as_json: bool,
 ) -> None:
     """Retrieval quality on LoCoMo: Recall@1/5/10, MRR, nDCG@10 with ablations."""
     chosen = [s.strip() for s in systems.split(",") if s.strip()]
@@ -514,7 +536,7 @@ def command(
     if max_turns is not None:
         convs = [_truncate(c, max_turns) for c in convs]
     run = evaluate(convs, embedder=embedder, systems=chosen, captions=captions, clock=clock,
-                   categories=cats, progress=not quiet and not as_json)
+                   categories=cats, progress=not quiet and not as_json, server=server)
     text = render(run, stats, len(convs), embedder)
     full = conversations is None and max_turns is None and not skip
     if results_path or (write if write is not None else full):

@@ -39,7 +39,9 @@ def open(  # noqa: A001 - the public name is engram.open(), like sqlite3.connect
 ) -> Engram:
     """Open (creating if needed) a store and return the service over it.
 
-    `path` defaults to $ENGRAM_DB, else $ENGRAM_HOME/memory.db, else ~/.engram/memory.db.
+    `path` is a SQLite file or a `postgresql://user:password@host:port/db` URL (the
+    `postgres` extra); it defaults to $ENGRAM_DB, else $ENGRAM_HOME/memory.db, else
+    ~/.engram/memory.db.
     `embedder` is an Embedder, a spec such as "bundled", "none", "ollama:nomic-embed-text"
     (default: $ENGRAM_EMBEDDER, else the config file, else "bundled").
     `deadline` (a time.monotonic() value) bounds every store operation of this service:
@@ -51,6 +53,7 @@ def open(  # noqa: A001 - the public name is engram.open(), like sqlite3.connect
     from .embedders import get_embedder
     from .service import Engram
     from .store.sqlite import SQLiteStore
+    from .store.target import is_url
 
     if embedder is None or isinstance(embedder, str):
         import os
@@ -64,11 +67,19 @@ def open(  # noqa: A001 - the public name is engram.open(), like sqlite3.connect
             raise ValidationError("embedder", str(exc)) from None
     else:
         resolved = embedder
-    store = SQLiteStore(path if path is not None else default_db_path(), deadline=deadline)
+    target = path if path is not None else default_db_path()
+    if is_url(target):
+        from .store.postgres import PostgresStore
+
+        store: Any = PostgresStore(str(target), deadline=deadline)
+    else:
+        store = SQLiteStore(target, deadline=deadline)
     kwargs: dict[str, Any] = {}
     if clock is not None:
         kwargs["clock"] = clock
-    return Engram(store, resolved, **kwargs)
+    service = Engram(store, resolved, **kwargs)
+    service.target = str(target)
+    return service
 
 
 def __getattr__(name: str) -> Any:

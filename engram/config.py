@@ -24,8 +24,11 @@ def engram_home() -> Path:
     return Path(home).expanduser() if home else Path.home() / ".engram"
 
 
-def default_db_path() -> Path:
+def default_db_path() -> Path | str:
+    """$ENGRAM_DB (a file, or a `postgresql://` URL kept as text), else the home store."""
     explicit = os.environ.get("ENGRAM_DB")
+    if explicit and explicit.lower().startswith(("postgresql://", "postgres://")):
+        return explicit
     return Path(explicit).expanduser() if explicit else engram_home() / "memory.db"
 
 

@@ -158,6 +158,9 @@ class EngramCore:
         weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
     ) -> None:
         self.store = store
+        #: What engram.open() was given (a file, or a URL with its password): for child
+        #: processes on the same store; never shown (`path` is the printable form).
+        self.target: str | None = None
         self.clock = clock
         self.weights = weights
         self._embedder = embedder
@@ -635,6 +638,7 @@ class EngramCore:
             )
             vectors = self.embed_texts([self.embedding_text(new)])
             with self.store.transaction():
+                self._unchanged_since(old)
                 vector = None if vectors is None else vectors[0]
                 self.store.insert(new, self.index_terms_of(new), vector)
                 self.store.update(
@@ -644,8 +648,27 @@ class EngramCore:
         edited = candidate.evolve(updated_at=now)
         vectors = self.embed_texts([self.embedding_text(edited)]) if content_changed else None
         vector = None if vectors is None else vectors[0]
-        self.store.update(edited, self.index_terms_of(edited), vector)
+        with self.store.transaction():
+            self._unchanged_since(old)
+            self.store.update(edited, self.index_terms_of(edited), vector)
         return edited
+
+    def _unchanged_since(self, read: Memory) -> None:
+        """Inside a write transaction: the memory is still as this edit read it.
+
+        Another process may have edited it between the read and the write (writes are
+        serialised, reads are not); applying this edit anyway would silently undo that
+        one, or fork the version chain.
+        """
+        current = self.store.get(read.id)
+        if current is None:
+            raise NotFoundError(f"no memory with id {read.id!r}")
+        if (current.status, current.updated_at, current.content) != (
+            read.status, read.updated_at, read.content
+        ):
+            newest = f" (the newest is {current.superseded_by})" if current.superseded_by else ""
+            raise ConflictError(f"memory {read.id} changed while this edit was being made"
+                                f"{newest}; read it again and retry")
 
     def _set_status(self, memory_id: str, status: str, allowed_from: tuple[str, ...]) -> Memory:
         memory = self.resolve(memory_id)

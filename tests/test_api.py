@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from api_support import Server, engram_command, server_env, start_server
+from conftest import backends
 
 import engram
 from engram.context import INSTRUCTIONS
@@ -17,9 +18,20 @@ from engram.context import INSTRUCTIONS
 TOKEN = "s3cret-token-for-tests-0123456789"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = start_server(tmp_path_factory.mktemp("api"))
+@pytest.fixture(scope="module", params=backends())
+def server(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`engram serve` on each engine under test (its store: `server.db`)."""
+    home = tmp_path_factory.mktemp("api")
+    if request.param == "postgres":
+        import pg_support
+
+        url = pg_support.fresh_url()
+        running = start_server(home, ENGRAM_DB=url)
+        running.db = url
+    else:
+        running = start_server(home)
+        running.db = str(home / "memory.db")
     yield running
     running.stop()
 
@@ -158,7 +170,7 @@ def test_search_context_checkpoint_and_instructions(api: httpx.Client, server: S
                                           "project": "chat", "explain": "true"}).json()
     assert found["results"][0]["memory"]["id"] == target
     assert "signals" in found["results"][0]
-    with engram.open(server.home / "memory.db", embedder="fake") as reader:
+    with engram.open(server.db, embedder="fake") as reader:
         audited = reader.recalls(caller="api")
     assert any(r["caller"] == "api" and "websocket" in r["query"] for r in audited)
     typed = api.get("/v1/search", params={"q": "websocket", "type": "decision"}).json()
@@ -207,7 +219,7 @@ def test_import_export_and_stats(api: httpx.Client, server: Server) -> None:
 
     stats = api.get("/v1/stats").json()
     assert stats["total"] >= 3 and stats["by_project"]["imp"] == 2
-    assert stats["path"] == str(server.home / "memory.db")
+    assert stats["path"] == server.db
 
 
 def test_review_queue_and_conflicts(api: httpx.Client) -> None:

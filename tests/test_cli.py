@@ -8,9 +8,9 @@ from pathlib import Path
 from conftest import run_cli, run_json
 
 
-def test_add_then_search_from_another_process(cli_env):
+def test_add_then_search_from_another_process(any_cli_env):
     saved = run_json(
-        cli_env,
+        any_cli_env,
         "add",
         "Auth is Clerk, not custom JWT",
         "--type",
@@ -29,24 +29,25 @@ def test_add_then_search_from_another_process(cli_env):
     assert (memory["type"], memory["project"], memory["pinned"]) == ("decision", "shopfront", True)
     assert memory["tags"] == ["auth", "security"] and memory["files"] == ["src/auth.ts"]
     assert memory["provenance"] == "human"
-    found = run_json(cli_env, "search", "Clerk auth")
+    found = run_json(any_cli_env, "search", "Clerk auth")
     assert found["results"][0]["memory"]["id"] == saved["id"]
-    assert Path(cli_env["ENGRAM_HOME"], "memory.db").exists()
+    if "ENGRAM_DB" not in any_cli_env:  # SQLite: the default store is in ENGRAM_HOME
+        assert Path(any_cli_env["ENGRAM_HOME"], "memory.db").exists()
 
 
-def test_global_json_flag_and_db_flag(cli_env, tmp_path):
+def test_global_json_flag_and_db_flag(any_cli_env, tmp_path):
     db = tmp_path / "named.db"
-    proc = run_cli(cli_env, "--db", str(db), "--json", "add", "Use tabs in Makefiles")
+    proc = run_cli(any_cli_env, "--db", str(db), "--json", "add", "Use tabs in Makefiles")
     assert proc.returncode == 0 and json.loads(proc.stdout)["duplicate"] is False
     assert db.exists()
-    listed = run_json(cli_env, "--db", str(db), "list")
+    listed = run_json(any_cli_env, "--db", str(db), "list")
     assert [m["content"] for m in listed] == ["Use tabs in Makefiles"]
-    assert run_json(cli_env, "list") == []  # the default store is another file
+    assert run_json(any_cli_env, "list") == []  # the default store is another file
 
 
-def test_search_flags(cli_env):
+def test_search_flags(any_cli_env):
     run_json(
-        cli_env,
+        any_cli_env,
         "add",
         "Billing deploys with flyctl deploy",
         "--project",
@@ -57,7 +58,7 @@ def test_search_flags(cli_env):
         "2026-01-10T12:00:00Z",
     )
     run_json(
-        cli_env,
+        any_cli_env,
         "add",
         "Shop deploys with vercel --prod",
         "--project",
@@ -67,15 +68,15 @@ def test_search_flags(cli_env):
         "--event-at",
         "2026-03-01T12:00:00Z",
     )
-    run_json(cli_env, "add", "Deploys need a green CI run", "--type", "constraint")
-    both = run_json(cli_env, "search", "deploys", "-k", "5")
+    run_json(any_cli_env, "add", "Deploys need a green CI run", "--type", "constraint")
+    both = run_json(any_cli_env, "search", "deploys", "-k", "5")
     assert len(both["results"]) == 3
-    shop = run_json(cli_env, "search", "deploys", "--project", "shop")
+    shop = run_json(any_cli_env, "search", "deploys", "--project", "shop")
     assert {r["memory"]["project"] for r in shop["results"]} == {"shop", None}
-    typed = run_json(cli_env, "search", "deploys", "--type", "constraint", "--type", "decision")
+    typed = run_json(any_cli_env, "search", "deploys", "--type", "constraint", "--type", "decision")
     assert [r["memory"]["type"] for r in typed["results"]] == ["constraint"]
     dated = run_json(
-        cli_env,
+        any_cli_env,
         "search",
         "deploys",
         "--since",
@@ -86,65 +87,66 @@ def test_search_flags(cli_env):
         "shop",
     )
     assert [r["memory"]["project"] for r in dated["results"]] == ["shop"]
-    top1 = run_json(cli_env, "search", "deploys", "-k", "1", "--explain")
+    top1 = run_json(any_cli_env, "search", "deploys", "-k", "1", "--explain")
     assert len(top1["results"]) == 1 and "decay" in top1["results"][0]["signals"]
-    human = run_cli(cli_env, "search", "deploys", "--explain", check=True)
+    human = run_cli(any_cli_env, "search", "deploys", "--explain", check=True)
     assert "relevance=" in human.stdout
 
 
-def test_get_history_update_in_place_and_versions(cli_env):
-    first = run_json(cli_env, "add", "We use React 17", "--project", "shop")["id"]
-    proc = run_cli(cli_env, "update", first, "--content", "We use React 19", check=True)
+def test_get_history_update_in_place_and_versions(any_cli_env):
+    first = run_json(any_cli_env, "add", "We use React 17", "--project", "shop")["id"]
+    proc = run_cli(any_cli_env, "update", first, "--content", "We use React 19", check=True)
     second = proc.stdout.strip()
     assert second and second != first
-    chain = run_json(cli_env, "history", second)
+    chain = run_json(any_cli_env, "history", second)
     assert [m["content"] for m in chain] == ["We use React 17", "We use React 19"]
-    fixed = run_json(cli_env, "update", second, "--content", "We use React 19.1", "--in-place")
+    fixed = run_json(any_cli_env, "update", second, "--content", "We use React 19.1", "--in-place")
     assert fixed["id"] == second
-    retyped = run_json(cli_env, "update", second, "--type", "decision", "--tags", "frontend")
+    retyped = run_json(any_cli_env, "update", second, "--type", "decision", "--tags", "frontend")
     assert (retyped["id"], retyped["type"], retyped["tags"]) == (second, "decision", ["frontend"])
-    got = run_json(cli_env, "get", second[:6])
+    got = run_json(any_cli_env, "get", second[:6])
     assert got["content"] == "We use React 19.1"
-    third = run_json(cli_env, "add", "We use React 20", "--project", "shop", "--supersedes", second)
+    third = run_json(any_cli_env, "add", "We use React 20", "--project", "shop",
+                     "--supersedes", second)
     assert third["memory"]["supersedes"] == second
-    assert run_json(cli_env, "get", second)["status"] == "superseded"
+    assert run_json(any_cli_env, "get", second)["status"] == "superseded"
 
 
-def test_lifecycle_commands(cli_env):
-    memory_id = run_json(cli_env, "add", "Logs go to Loki")["id"]
-    assert run_json(cli_env, "archive", memory_id)["status"] == "archived"
-    assert run_json(cli_env, "search", "Loki")["results"] == []
-    assert run_json(cli_env, "restore", memory_id)["status"] == "active"
-    assert run_json(cli_env, "pin", memory_id)["pinned"] is True
-    assert run_json(cli_env, "unpin", memory_id)["pinned"] is False
-    before = run_json(cli_env, "get", memory_id)["confidence"]
-    assert run_json(cli_env, "confirm", memory_id)["confidence"] > before
-    assert run_json(cli_env, "reject", memory_id)["confidence"] < before + 0.1
-    assert run_json(cli_env, "delete", memory_id) == {
+def test_lifecycle_commands(any_cli_env):
+    memory_id = run_json(any_cli_env, "add", "Logs go to Loki")["id"]
+    assert run_json(any_cli_env, "archive", memory_id)["status"] == "archived"
+    assert run_json(any_cli_env, "search", "Loki")["results"] == []
+    assert run_json(any_cli_env, "restore", memory_id)["status"] == "active"
+    assert run_json(any_cli_env, "pin", memory_id)["pinned"] is True
+    assert run_json(any_cli_env, "unpin", memory_id)["pinned"] is False
+    before = run_json(any_cli_env, "get", memory_id)["confidence"]
+    assert run_json(any_cli_env, "confirm", memory_id)["confidence"] > before
+    assert run_json(any_cli_env, "reject", memory_id)["confidence"] < before + 0.1
+    assert run_json(any_cli_env, "delete", memory_id) == {
         "id": memory_id,
         "deleted": True,
         "hard": False,
     }
-    assert run_json(cli_env, "list", "--status", "deleted")[0]["id"] == memory_id
-    assert run_json(cli_env, "delete", memory_id, "--hard")["hard"] is True
-    missing = run_cli(cli_env, "get", memory_id)
+    assert run_json(any_cli_env, "list", "--status", "deleted")[0]["id"] == memory_id
+    assert run_json(any_cli_env, "delete", memory_id, "--hard")["hard"] is True
+    missing = run_cli(any_cli_env, "get", memory_id)
     assert missing.returncode == 1 and missing.stderr.count("\n") == 1
 
 
-def test_list_filters(cli_env):
-    run_json(cli_env, "add", "A", "--project", "p1", "--type", "todo", "--tags", "x")
-    run_json(cli_env, "add", "B", "--project", "p2", "--type", "todo")
-    run_json(cli_env, "add", "C", "--project", "p1", "--type", "decision", "--pinned")
-    assert len(run_json(cli_env, "list", "--project", "p1")) == 2
-    assert len(run_json(cli_env, "list", "--type", "todo")) == 2
-    assert [m["content"] for m in run_json(cli_env, "list", "--tag", "x")] == ["A"]
-    assert [m["content"] for m in run_json(cli_env, "list", "--pinned")] == ["C"]
-    assert len(run_json(cli_env, "list", "--limit", "1", "--order", "oldest")) == 1
-    stats = run_json(cli_env, "stats")
+def test_list_filters(any_cli_env):
+    run_json(any_cli_env, "add", "A", "--project", "p1", "--type", "todo", "--tags", "x")
+    run_json(any_cli_env, "add", "B", "--project", "p2", "--type", "todo")
+    run_json(any_cli_env, "add", "C", "--project", "p1", "--type", "decision", "--pinned")
+    assert len(run_json(any_cli_env, "list", "--project", "p1")) == 2
+    assert len(run_json(any_cli_env, "list", "--type", "todo")) == 2
+    assert [m["content"] for m in run_json(any_cli_env, "list", "--tag", "x")] == ["A"]
+    assert [m["content"] for m in run_json(any_cli_env, "list", "--pinned")] == ["C"]
+    assert len(run_json(any_cli_env, "list", "--limit", "1", "--order", "oldest")) == 1
+    stats = run_json(any_cli_env, "stats")
     assert stats["total"] == 3 and stats["by_type"]["todo"] == 2
 
 
-def test_import_and_export(cli_env, tmp_path):
+def test_import_and_export(any_cli_env, tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text(
         "\n".join(
@@ -165,17 +167,21 @@ def test_import_and_export(cli_env, tmp_path):
             ]
         )
     )
-    proc = run_cli(cli_env, "import", str(source), "--json")
+    proc = run_cli(any_cli_env, "import", str(source), "--json")
     assert proc.returncode == 0
     result = json.loads(proc.stdout)
     assert (result["imported"], result["duplicates"]) == (2, 1)
     assert result["ids"][0] == result["ids"][2] and result["ids"][1] is None
     assert "line 2" in proc.stderr
     exported = tmp_path / "out.jsonl"
-    run_cli(cli_env, "export", "--format", "jsonl", "-o", str(exported), check=True)
+    run_cli(any_cli_env, "export", "--format", "jsonl", "-o", str(exported), check=True)
     records = [json.loads(line) for line in exported.read_text().splitlines()]
     assert records[0]["created_at"] == "2025-02-03T04:05:06.000000+00:00"
-    other = dict(cli_env, ENGRAM_HOME=str(tmp_path / "second"))
+    other = dict(any_cli_env, ENGRAM_HOME=str(tmp_path / "second"))
+    if "ENGRAM_DB" in any_cli_env:  # another, empty database on the same engine
+        import pg_support
+
+        other["ENGRAM_DB"] = pg_support.fresh_url()
     assert run_json(other, "import", str(exported))["imported"] == 2
     again = run_cli(other, "export", "--format", "jsonl", check=True).stdout.splitlines()
     assert [json.loads(line) for line in again] == records
@@ -184,37 +190,37 @@ def test_import_and_export(cli_env, tmp_path):
         ("claude-md", "engram:memories"),
         ("json", '"content"'),
     ):
-        assert marker in run_cli(cli_env, "export", "--format", fmt, check=True).stdout
+        assert marker in run_cli(any_cli_env, "export", "--format", fmt, check=True).stdout
     from_stdin = run_cli(
-        cli_env, "import", "-", "--json", input=json.dumps([{"content": "Stdin works"}])
+        any_cli_env, "import", "-", "--json", input=json.dumps([{"content": "Stdin works"}])
     )
     assert json.loads(from_stdin.stdout)["imported"] == 1
 
 
-def test_reindex(cli_env):
-    run_json(cli_env, "add", "Search uses Meilisearch")
-    result = run_json(cli_env, "reindex")
+def test_reindex(any_cli_env):
+    run_json(any_cli_env, "add", "Search uses Meilisearch")
+    result = run_json(any_cli_env, "reindex")
     assert result["reindexed"] == 1 and result["embedder"].startswith("fake")
 
 
-def test_exit_codes_and_one_line_errors(cli_env):
-    bad_type = run_cli(cli_env, "add", "x", "--type", "fact")
+def test_exit_codes_and_one_line_errors(any_cli_env):
+    bad_type = run_cli(any_cli_env, "add", "x", "--type", "fact")
     assert bad_type.returncode == 1
     assert "type" in bad_type.stderr and "decision" in bad_type.stderr
     assert bad_type.stderr.strip().count("\n") == 0
-    bad_value = run_cli(cli_env, "add", "x", "--importance", "7")
+    bad_value = run_cli(any_cli_env, "add", "x", "--importance", "7")
     assert bad_value.returncode == 1 and "importance" in bad_value.stderr
-    bad_date = run_cli(cli_env, "search", "x", "--since", "the day after never")
+    bad_date = run_cli(any_cli_env, "search", "x", "--since", "the day after never")
     assert bad_date.returncode == 1 and "since" in bad_date.stderr
-    assert run_cli(cli_env, "get", "nothere99").returncode == 1
-    assert run_cli(cli_env, "frobnicate").returncode == 2
-    assert run_cli(cli_env, "add").returncode == 2
-    assert run_cli(cli_env, "search", "x", "-k", "many").returncode == 2
-    assert run_json(cli_env, "list") == []  # nothing was written by the failures
+    assert run_cli(any_cli_env, "get", "nothere99").returncode == 1
+    assert run_cli(any_cli_env, "frobnicate").returncode == 2
+    assert run_cli(any_cli_env, "add").returncode == 2
+    assert run_cli(any_cli_env, "search", "x", "-k", "many").returncode == 2
+    assert run_json(any_cli_env, "list") == []  # nothing was written by the failures
 
 
-def test_queries_with_fts_syntax_are_plain_words(cli_env):
-    run_json(cli_env, "add", 'Error "ECONNREFUSED 127.0.0.1:5432" means Postgres is down')
+def test_queries_with_fts_syntax_are_plain_words(any_cli_env):
+    run_json(any_cli_env, "add", 'Error "ECONNREFUSED 127.0.0.1:5432" means Postgres is down')
     for query in [
         '"unbalanced',
         "NEAR(a b)",
@@ -226,21 +232,21 @@ def test_queries_with_fts_syntax_are_plain_words(cli_env):
         "'",
         "ECONNREFUSED 127.0.0.1:5432",
     ]:
-        proc = run_cli(cli_env, "search", query, "--json")
+        proc = run_cli(any_cli_env, "search", query, "--json")
         assert proc.returncode == 0, (query, proc.stderr)
-    hits = run_json(cli_env, "search", "ECONNREFUSED 127.0.0.1:5432")["results"]
+    hits = run_json(any_cli_env, "search", "ECONNREFUSED 127.0.0.1:5432")["results"]
     assert "ECONNREFUSED" in hits[0]["memory"]["content"]
 
 
-def test_human_output_is_readable(cli_env):
-    run_cli(cli_env, "add", "Auth is Clerk", "--type", "decision", check=True)
-    out = run_cli(cli_env, "search", "auth", check=True).stdout
+def test_human_output_is_readable(any_cli_env):
+    run_cli(any_cli_env, "add", "Auth is Clerk", "--type", "decision", check=True)
+    out = run_cli(any_cli_env, "search", "auth", check=True).stdout
     assert "Auth is Clerk" in out and "decision" in out
-    assert "store" in run_cli(cli_env, "stats", check=True).stdout
+    assert "store" in run_cli(any_cli_env, "stats", check=True).stdout
 
 
-def test_demo_runs_on_a_temporary_store_with_the_bundled_model(cli_env):
-    env = dict(cli_env)
+def test_demo_runs_on_a_temporary_store_with_the_bundled_model(any_cli_env):
+    env = dict(any_cli_env)
     env.pop("ENGRAM_EMBEDDER")
     report = run_json(env, "demo")
     titles = [step["title"] for step in report["steps"]]
@@ -257,20 +263,20 @@ def test_demo_runs_on_a_temporary_store_with_the_bundled_model(cli_env):
     assert "demo store" in human and "your own store" in human
 
 
-def test_an_export_file_is_private_to_its_owner(cli_env, tmp_path):
-    run_cli(cli_env, "add", "Deploys need a green CI run", check=True)
+def test_an_export_file_is_private_to_its_owner(any_cli_env, tmp_path):
+    run_cli(any_cli_env, "add", "Deploys need a green CI run", check=True)
     target = tmp_path / "backup.json"
-    run_cli(cli_env, "export", "-o", str(target), check=True)
+    run_cli(any_cli_env, "export", "-o", str(target), check=True)
     assert (target.stat().st_mode & 0o777) == 0o600
     assert "green CI run" in target.read_text()
 
 
-def test_an_import_with_no_usable_record_exits_1(cli_env, tmp_path):
+def test_an_import_with_no_usable_record_exits_1(any_cli_env, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"content": ""}\n\xff\xfe not json\n')
-    proc = run_cli(cli_env, "import", str(bad))
+    proc = run_cli(any_cli_env, "import", str(bad))
     assert proc.returncode == 1 and "line 1:" in proc.stderr and "line 2:" in proc.stderr
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_bytes(b'{"content": "Deploys need a green CI run"}\n\xff\n')
-    proc = run_cli(cli_env, "import", str(mixed))
+    proc = run_cli(any_cli_env, "import", str(mixed))
     assert proc.returncode == 0 and "line 2:" in proc.stderr

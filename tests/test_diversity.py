@@ -16,6 +16,13 @@ from hypothesis import strategies as st
 from engram import ranking, retrieval
 from engram.store.base import Filters
 
+
+@pytest.fixture
+def mem(any_mem):
+    """This module's service tests run on every engine under test (SQLite, PostgreSQL)."""
+    return any_mem
+
+
 NEAR = [0.995, 0.0998]  # cosine 0.995 to [1, 0]
 
 

@@ -197,3 +197,15 @@ def test_nonsense_deadlines_fall_back_to_the_events_own(env, project_dir, tmp_pa
             "additionalContext"]
     assert log_lines(env) == []
     assert os.path.exists(store_path(env))
+
+
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "Stop"])
+def test_an_unreachable_postgresql_server_is_one_log_line_without_the_password(
+        env, project_dir, tmp_path, event):
+    """A team store that is down (a laptop offline, a server restarting): the agent goes
+    on, within the hook's deadline, and the log names the cause but never the password."""
+    env["ENGRAM_DB"] = "postgresql://engram:s3cret-pw@127.0.0.1:9/memories"
+    elapsed, out = run_hook(env, event, payload(event, project_dir, tmp_path))
+    assert out == "" and elapsed < DEADLINES[event]
+    [line] = log_lines(env)
+    assert event in line and "PostgreSQL unavailable" in line and "s3cret-pw" not in line

@@ -27,6 +27,13 @@ from engram.mcp.auth import BindRefused, check_bind, is_loopback
 from engram.netguard import AccessRule
 from engram.netguard import bearer_matches as token_matches
 
+
+@pytest.fixture
+def mem(any_mem):
+    """This module's service tests run on every engine under test (SQLite, PostgreSQL)."""
+    return any_mem
+
+
 ENGRAM = Path(sys.executable).with_name("engram")
 TOKEN = "test-token-0123456789"
 PROJECT = "webapp"

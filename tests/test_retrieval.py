@@ -15,6 +15,13 @@ from conftest import Clock
 
 import engram
 
+
+@pytest.fixture
+def mem(any_mem):
+    """This module's service tests run on every engine under test (SQLite, PostgreSQL)."""
+    return any_mem
+
+
 NOW = datetime(2026, 3, 18, 15, 0, tzinfo=UTC)
 
 MEMORIES = [

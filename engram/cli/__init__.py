@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "import": "engram.cli.exchange:import_",
     "export": "engram.cli.exchange:export",
     "reindex": "engram.cli.exchange:reindex",
+    "migrate": "engram.cli.exchange:migrate",
     "demo": "engram.cli.demo:demo",
     # agents (MCP server, Claude Code hooks, setup)
     "mcp": "engram.cli.mcp_cmd:mcp",

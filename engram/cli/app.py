@@ -58,7 +58,8 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", "db", type=click.Path(dir_okay=False), envvar="ENGRAM_DB",
-              help="Store file (default: $ENGRAM_HOME/memory.db, ~/.engram/memory.db).")
+              help="Store file (default: $ENGRAM_HOME/memory.db, ~/.engram/memory.db), or"
+                   " a postgresql://user:password@host:port/db URL.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 @click.version_option(package_name="engram", prog_name="engram")
 @click.pass_context

@@ -85,3 +85,35 @@ def reindex(as_json: bool) -> None:
         emit_json({"reindexed": count, "embedder": stats.get("embedder")})
     else:
         click.echo(f"reindexed {count} memories with {stats.get('embedder') or 'no embedder'}")
+
+
+@click.command()
+@click.option("--to", "target", required=True, metavar="TARGET",
+              help="The new store: a file path or a postgresql://user:password@host/db URL.")
+@json_option
+@handle_errors
+def migrate(target: str, as_json: bool) -> None:
+    """Copy this whole store (--db) to an empty store on another engine, and verify it.
+
+    Every memory in every status with its version links, vector and metadata, and the
+    recall log; nothing is re-embedded. Counts and checksums of both sides are compared.
+    """
+    import engram
+
+    from ..migration import migrate as copy_store
+
+    source = open_service(embedder="none")
+    destination = engram.open(target, embedder="none")
+    try:
+        report = copy_store(source, destination)
+    finally:
+        destination.close()
+    if wants_json(as_json):
+        emit_json(report.to_dict())
+        return
+    total = sum(report.memories.values())
+    by_status = ", ".join(f"{n} {s}" for s, n in sorted(report.memories.items()))
+    console().print(f"copied {total} memories ({by_status}), {report.vectors} vectors and"
+                    f" {report.recalls} recall-log entries to {report.target}")
+    console().print(f"verified: memories {report.checksums['memories']},"
+                    f" vectors {report.checksums['vectors']} on both sides")

@@ -57,7 +57,8 @@ def embedder_spec(config: dict[str, Any] | None = None) -> str:
 def worker_key(config: dict[str, Any] | None = None) -> str:
     from .. import __version__
 
-    db = os.path.abspath(str(default_db_path()))
+    target = default_db_path()
+    db = target if isinstance(target, str) else os.path.abspath(target)
     raw = f"{db}\0{embedder_spec(config)}\0{__version__}\0{PROTOCOL}".encode()
     # Two CRCs, not hashlib: loading OpenSSL costs more than this whole function.
     return f"{zlib.crc32(raw):08x}{zlib.crc32(raw[::-1]):08x}"

@@ -106,12 +106,13 @@ def spawn(service: Engram, trigger: str) -> subprocess.Popen[bytes] | None:
     """A detached `engram gc --upkeep` on the same store; outlives a short-lived parent."""
     # GC and consolidation read stored vectors only: no model load, unless the job is
     # re-embedding the store for an upgraded model.
-    env = {**os.environ, "ENGRAM_UPKEEP": "off"}
+    # The store goes by environment, not argv: a URL's password stays out of `ps`.
+    env = {**os.environ, "ENGRAM_UPKEEP": "off", "ENGRAM_DB": service.target or service.path}
     if not service.reembed_due:
         env["ENGRAM_EMBEDDER"] = "none"
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "engram", "--db", service.path, "gc", "--upkeep", trigger],
+            [sys.executable, "-m", "engram", "gc", "--upkeep", trigger],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             env=env, start_new_session=True, close_fds=True,
         )

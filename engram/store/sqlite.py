@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
@@ -24,9 +24,10 @@ from ..config import engram_home, private_dir, tighten
 from ..errors import StoreError, StoreUnavailableError
 from ..model import Memory, from_iso, stored_memory, stored_meta, stored_strings, to_iso
 from ..text import fts_query
-from .base import Candidate, CensusRow, Filters, RecallEntry
+from .base import Candidate, Filters
 from .connection import connect
 from .errors import SQLError
+from .ledger import LedgerMethods
 from .migrations import SCHEMA_VERSION, migrate
 from .sqlite_ledger import Ledger
 
@@ -186,7 +187,7 @@ def _rollback(db: Any) -> None:
             db.execute("ROLLBACK")
 
 
-class SQLiteStore:
+class SQLiteStore(LedgerMethods):
     """Implements the Store protocol on one SQLite file."""
 
     def __init__(self, path: str | Path, *, deadline: float | None = None) -> None:
@@ -680,56 +681,6 @@ class SQLiteStore:
             self._db.execute("DELETE FROM vectors")
             self._index = None
             self._index_seq = 0
-
-    # --- bookkeeping (sqlite_ledger.py) ---------------------------------------------
-
-    def last_change(self) -> int:
-        return self._ledger.last_change()
-
-    def changes_since(self, seq: int) -> int:
-        return self._ledger.changes_since(seq)
-
-    def duplicate_groups(self) -> list[list[str]]:
-        return self._ledger.duplicate_groups()
-
-    def decay_census(
-        self, now: datetime, half_life_days: Mapping[str, float],
-        thresholds: Sequence[float], protected_types: Sequence[str],
-        protected_importance: float,
-    ) -> list[CensusRow]:
-        return self._ledger.decay_census(now, half_life_days, thresholds, protected_types,
-                                         protected_importance)
-
-    def archive_reasons(self) -> dict[str | None, int]:
-        return self._ledger.archive_reasons()
-
-    def log_recall(self, entry: RecallEntry, prune_before: datetime | None) -> None:
-        self._ledger.log_recall(entry, prune_before)
-
-    def prune_recalls(self, before: datetime) -> int:
-        return self._ledger.prune_recalls(before)
-
-    def recalls(self, since: datetime | None, caller: str | None, limit: int
-                ) -> list[dict[str, Any]]:
-        return self._ledger.recalls(since, caller, limit)
-
-    def count_recalls(self) -> int:
-        return self._ledger.count_recalls()
-
-    def last_upkeep(self, finished: bool = True) -> dict[str, Any] | None:
-        return self._ledger.last_upkeep(finished)
-
-    def claim_upkeep(self, trigger: str, now: datetime, lease_before: datetime) -> int | None:
-        return self._ledger.claim_upkeep(trigger, now, lease_before)
-
-    def finish_upkeep(self, run_id: int, now: datetime, report: dict[str, Any]) -> None:
-        self._ledger.finish_upkeep(run_id, now, report)
-
-    def drop_upkeep(self, run_id: int) -> None:
-        self._ledger.drop_upkeep(run_id)
-
-    def upkeep_runs(self, limit: int) -> list[dict[str, Any]]:
-        return self._ledger.upkeep_runs(limit)
 
     # --- health -----------------------------------------------------------------------
 

@@ -1,0 +1,294 @@
+"""The store contract: what every engine must do, run on each one (SQLite, PostgreSQL).
+
+Each test takes `any_mem` (the service over the engine under test) or `store_target`; the
+engines come from $ENGRAM_TEST_BACKENDS (default: both, when the PostgreSQL test
+dependencies are installed). A last test runs one scenario on both engines side by side
+and asserts the same answers.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from conftest import backends, run_cli, run_json
+
+import engram
+from engram.errors import ConflictError, NotFoundError, StoreError
+from engram.store.base import Filters, RecallEntry
+from engram.text import query_terms
+
+FACTS = [
+    ("Auth is Clerk, not custom JWT: rotating keys by hand broke prod twice", "decision",
+     "shop", ["auth"], ["app/auth.py"]),
+    ("Never run migrations on Fridays", "constraint", "shop", ["ops"], []),
+    ("pytest -q tests/unit runs the fast suite", "verified_command", "shop", [], ["tests/unit"]),
+    ("The thumbnail worker leaks memory when Pillow keeps file handles open", "bug_note",
+     "media", ["perf"], ["media/thumbs.py"]),
+    ("Prefer small pure functions over classes for the pricing rules", "preference", None,
+     [], []),
+    ("Redis holds the session cache; its eviction policy is allkeys-lru", "project_fact",
+     "shop", ["infra", "cache"], ["deploy/redis.conf"]),
+]
+
+
+def fill(mem: engram.Engram) -> list[str]:
+    ids = []
+    for content, kind, project, tags, files in FACTS:
+        ids.append(mem.save(content, type=kind, project=project, tags=tags,
+                            files=files).memory.id)
+    return ids
+
+
+def test_a_memory_round_trips_every_field(any_mem, clock):
+    saved = any_mem.save(
+        "Ünïcode ✓ — «quotes» and 'apostrophes'; 日本語 too", type="decision", project="shop",
+        tags=["a", "b"], files=["src/x.py"], importance=0.9, pinned=True,
+        meta={"nested": {"list": [1, 2.5, None, True]}, "emoji": "🧠"},
+        event_at=clock.now - timedelta(days=3),
+    ).memory
+    assert any_mem.store.get(saved.id) == saved
+    assert any_mem.store.get_many([saved.id, "nope"]) == {saved.id: saved}
+    assert any_mem.store.resolve_prefix(saved.id[:6]) == [saved.id]
+
+
+def test_updates_version_and_deletes_restore_the_predecessor(any_mem):
+    first = any_mem.save("We use React 17", type="project_fact", project="web").memory
+    second = any_mem.update(first.id, content="We use React 19")
+    assert second.supersedes == first.id
+    assert [m.content for m in any_mem.history(second.id)] == ["We use React 17",
+                                                                "We use React 19"]
+    assert [r.memory.content for r in any_mem.search("react", project="web").results] == [
+        "We use React 19"]
+    any_mem.delete(second.id, hard=True)
+    assert any_mem.get(first.id).status == "active"
+    with pytest.raises(NotFoundError):
+        any_mem.get(second.id)
+
+
+def test_listing_filters_and_orders_mean_the_same_on_every_engine(any_mem, clock):
+    ids = fill(any_mem)
+    store = any_mem.store
+    shop = store.list(Filters(project="shop"), limit=50)
+    assert {m.project for m in shop} == {"shop", None}
+    assert len(store.list(Filters(project="shop", include_global=False))) == 4
+    assert [m.id for m in store.list(Filters(types=("bug_note",)))] == [ids[3]]
+    assert {m.id for m in store.list(Filters(tags=("cache",)))} == {ids[5]}
+    assert {m.id for m in store.list(Filters(files=("redis.conf",)))} == {ids[5]}
+    assert {m.id for m in store.list(Filters(files=("/srv/app/media/thumbs.py",)))} == {ids[3]}
+    assert store.count(Filters(ids=tuple(ids[:2]))) == 2
+    assert [m.id for m in store.list(Filters(), order="oldest")][:2] == ids[:2]
+    assert [m.id for m in store.list(Filters(), order="newest")][0] == ids[-1]
+    assert store.count(Filters(until=clock.now - timedelta(days=1))) == 0
+    assert store.count(Filters(since=clock.now - timedelta(days=1))) == len(ids)
+    any_mem.archive(ids[0])
+    assert store.count(Filters()) == len(ids) - 1
+    assert store.count(Filters(statuses=("archived",))) == 1
+    assert store.count(replace(Filters(), statuses=())) == len(ids)
+
+
+def test_keyword_search_ranks_by_bm25_and_respects_and_or(any_mem):
+    ids = fill(any_mem)
+    store = any_mem.store
+    both = store.keyword_search(query_terms("redis cache"), "and", Filters(), 10)
+    assert [c.memory_id for c in both] == [ids[5]]
+    either = store.keyword_search(query_terms("redis fridays"), "or", Filters(), 10)
+    assert {c.memory_id for c in either} == {ids[1], ids[5]}
+    assert store.keyword_search(query_terms("nosuchterm"), "and", Filters(), 10) == []
+    twice = any_mem.save("cache cache warm-up runs after deploy").memory
+    once = any_mem.save("a cache layer for the search page results").memory
+    ranked = [c.memory_id for c in store.keyword_search(query_terms("cache"), "or",
+                                                        Filters(), 10)]
+    assert ranked.index(twice.id) < ranked.index(once.id)  # term frequency counts
+    assert any_mem.search("allkeys-lru eviction", pools="keyword").results[0].memory.id == ids[5]
+
+
+def test_vectors_nearest_neighbours_and_filters(any_mem):
+    ids = fill(any_mem)
+    store = any_mem.store
+    vectors = store.vectors_of(ids)
+    assert set(vectors) == set(ids) and all(v.dtype == np.float32 for v in vectors.values())
+    query = vectors[ids[3]]
+    hits = store.vector_search(query, Filters(), 3)
+    assert hits[0].memory_id == ids[3] and hits[0].score == pytest.approx(1.0, abs=1e-3)
+    shop_only = store.vector_search(query, Filters(project="shop", include_global=False), 3)
+    assert ids[3] not in [c.memory_id for c in shop_only] and len(shop_only) == 3
+    near = store.nearest_in_project(np.stack([query, query]), ["media", "shop"], 0.99, 5)
+    assert [c.memory_id for c in near[0]] == [ids[3]] and near[1] == []
+    store.clear_vectors()
+    assert store.vectors_of(ids) == {}
+    assert any_mem.search("thumbnail memory leak").results  # keywords still answer
+
+
+def test_change_numbers_duplicates_and_touch(any_mem, clock):
+    store = any_mem.store
+    ids = fill(any_mem)
+    seq = store.last_change()
+    assert store.changes_since(0) == len(ids)
+    store.touch([ids[0]], clock.now)
+    assert store.last_change() == seq  # reading is not a change
+    assert store.get(ids[0]).access_count == 1
+    any_mem.update(ids[1], importance=0.7, in_place=True)
+    assert store.changes_since(seq) == 1
+    first = any_mem.save("Deploys need a green canary", project="ops").memory
+    twin = first.evolve(id="twin000001", created_at=first.created_at + timedelta(seconds=1))
+    store.insert(twin, any_mem.index_terms_of(twin), None)
+    assert store.duplicate_groups() == [[first.id, "twin000001"]]
+
+
+def test_the_recall_log_and_upkeep_runs(any_mem, clock):
+    store = any_mem.store
+    now = clock.now
+    for i in range(3):
+        store.log_recall(RecallEntry(now - timedelta(days=i), "mcp", f"query {i}", "hybrid",
+                                     ["a", "b"], [0.9, 0.5], 1.5), None)
+    assert store.count_recalls() == 3
+    assert [r["query"] for r in store.recalls(None, "mcp", 10)] == ["query 0", "query 1",
+                                                                     "query 2"]
+    assert store.recalls(now - timedelta(hours=1), None, 10)[0]["ids"] == ["a", "b"]
+    assert store.prune_recalls(now - timedelta(hours=36)) == 1
+    run = store.claim_upkeep("manual", now, now - timedelta(minutes=30))
+    assert run is not None
+    assert store.claim_upkeep("other", now, now - timedelta(minutes=30)) is None  # leased
+    store.finish_upkeep(run, now, {"gc": {"counts": {"archived": 0}}})
+    assert store.last_upkeep()["report"] == {"gc": {"counts": {"archived": 0}}}
+    dropped = store.claim_upkeep("manual", now, now - timedelta(minutes=30))
+    store.drop_upkeep(dropped)
+    assert [r["trigger"] for r in store.upkeep_runs(10)] == ["manual"]
+
+
+def test_health_and_lifecycle_run_on_every_engine(any_mem, clock):
+    ids = fill(any_mem)
+    any_mem.archive(ids[3])
+    clock.advance(days=40)
+    health = any_mem.stats()["health"]
+    assert health["active_by_layer"] == {"semantic": 2, "rule": 2, "procedural": 1} or sum(
+        health["active_by_layer"].values()) == 5
+    assert health["archived_by"] == {"hand": 1}
+    report = any_mem.upkeep("manual")
+    assert "gc" in report and "consolidate" in report
+    assert any_mem.stats()["total"] == len(ids)
+
+
+def test_meta_and_store_errors_are_engram_errors(any_mem):
+    store = any_mem.store
+    store.set_meta("k", "v")
+    assert store.get_meta("k") == "v"
+    store.set_meta("k", None)
+    assert store.get_meta("k") is None
+    missing = any_mem.get  # an unknown id is NotFound, not a store error
+    with pytest.raises(NotFoundError):
+        missing("zzzzzzzzzz")
+    with pytest.raises(StoreError):
+        ghost = FACTS and any_mem.save("x").memory.evolve(id="neverstored")
+        store.update(ghost)
+
+
+def test_both_engines_give_the_same_answers(tmp_path, clock):
+    """One scenario, run on SQLite and PostgreSQL: the same results in the same order."""
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+
+    queries = ["what auth do we use", "friday migrations", "memory leak thumbnails",
+               "redis eviction", "pricing rules style", "how to run the unit tests"]
+    answers = []
+    for target in (str(tmp_path / "memory.db"), pg_support.fresh_url()):
+        with engram.open(target, embedder="fake", clock=clock) as mem:
+            fill(mem)
+            answers.append({q: [(r.memory.content, round(r.score, 3))
+                                for r in mem.search(q, k=5).results] for q in queries})
+            answers[-1]["keyword"] = [r.memory.content for r in mem.search(
+                "cache session redis", pools="keyword").results]
+    sqlite, postgres = answers
+    assert postgres == sqlite
+
+
+def _edit(target: str, memory_id: str, text: str, start: threading.Barrier) -> str:
+    with engram.open(target, embedder="fake") as mem:
+        start.wait()
+        try:
+            return mem.update(memory_id, content=text).id
+        except ConflictError:
+            return "conflict"
+
+
+def test_concurrent_edits_of_one_memory_lose_nothing(store_target):
+    """Writers in separate connections race to version one memory: each edit either lands
+    on the chain or is told to retry; none silently undoes another or forks the chain."""
+    with engram.open(store_target, embedder="fake") as mem:
+        first = mem.save("The cache TTL is 60 seconds", project="api").memory
+    start = threading.Barrier(4)
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(
+            lambda i: _edit(store_target, first.id, f"The cache TTL is {90 + i} seconds", start),
+            range(4)))
+    landed = [o for o in outcomes if o != "conflict"]
+    assert len(landed) >= 1
+    with engram.open(store_target, embedder="fake") as mem:
+        chain = mem.history(first.id)
+        active = [m for m in chain if m.status == "active"]
+        assert len(active) == 1 and len(chain) == 1 + len(landed)
+        assert {m.id for m in chain[1:]} == set(landed)
+        assert all(m.supersedes == prev.id for prev, m in zip(chain, chain[1:], strict=False))
+
+
+def test_an_unreachable_server_is_one_clear_line_without_the_password(cli_env):
+    env = {**cli_env, "ENGRAM_DB": "postgresql://engram:s3cret-pw@127.0.0.1:9/memories"}
+    proc = run_cli(env, "search", "anything")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "PostgreSQL" in proc.stderr and "s3cret-pw" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_migrate_copies_a_whole_store_between_engines_and_back(any_cli_env, tmp_path):
+    """SQLite file -> the engine under test -> a new SQLite file: every field, version link,
+    vector and recall-log entry arrives, verified by the command's own checksums."""
+    source = dict(any_cli_env, ENGRAM_DB=str(tmp_path / "source.db"))
+    first = run_json(source, "add", "We use React 17", "--project", "web", "--tags", "ui")
+    run_json(source, "update", first["id"], "--content", "We use React 19")
+    run_json(source, "add", "Never deploy on Fridays", "--type", "constraint", "--pinned")
+    archived = run_json(source, "add", "The staging box is called kiwi")
+    run_json(source, "archive", archived["id"])
+    with engram.open(source["ENGRAM_DB"], embedder="fake") as mem:
+        mem.search("react", caller="mcp")  # what agents were handed: the recall log
+    middle = any_cli_env.get("ENGRAM_DB") or str(tmp_path / "middle.db")
+    copied = run_json(source, "migrate", "--to", middle)
+    assert copied["memories"] == {"active": 2, "superseded": 1, "archived": 1}
+    assert copied["vectors"] == 4 and copied["recalls"] >= 1
+    back = str(tmp_path / "back.db")
+    returned = run_json(dict(source, ENGRAM_DB=middle), "migrate", "--to", back)
+    assert returned["checksums"] == copied["checksums"]
+    history = run_json(dict(source, ENGRAM_DB=back), "history", first["id"])
+    assert [v["content"] for v in history] == ["We use React 17", "We use React 19"]
+    refused = run_cli(source, "migrate", "--to", back)  # the target must be empty
+    assert refused.returncode == 1 and "already holds memories" in refused.stderr
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("postgresql://engram:s3cret@db.internal:5432/memories",
+     "postgresql://engram:***@db.internal:5432/memories"),
+    ("postgresql://postgres:@/engram?host=/tmp/sock", "postgresql://postgres:@/engram?host=/tmp/sock"),
+    ("postgres://db.internal/memories", "postgres://db.internal/memories"),
+])
+def test_a_stores_url_is_shown_without_its_password(url, shown):
+    from engram.store.postgres import redacted_url
+
+    assert redacted_url(url) == shown
+
+
+def test_background_upkeep_reaches_the_same_store(store_target, clock):
+    """The detached upkeep process is handed the store it runs on (a URL's password by
+    environment, never on its command line) and records its run there."""
+    from engram.lifecycle import upkeep
+
+    with engram.open(store_target, embedder="fake") as mem:
+        fill(mem)
+        process = upkeep.spawn(mem, "manual")
+        assert process is not None and process.wait(timeout=120) == 0
+        assert "postgresql://" not in " ".join(map(str, process.args))
+        assert mem.upkeep_runs(5)[0]["trigger"] == "manual"
