@@ -9,8 +9,9 @@ from lifecycle_support import open_service
 
 
 @pytest.fixture
-def lc(store_path, clock):
-    service = open_service(store_path, clock)
+def lc(store_target, clock):
+    """On every engine under test (SQLite, PostgreSQL)."""
+    service = open_service(store_target, clock)
     yield service
     service.close()
 

@@ -18,8 +18,9 @@ LOGIN = [
 
 
 @pytest.fixture
-def lc(store_path, clock):
-    service = open_service(store_path, clock)
+def lc(store_target, clock):
+    """On every engine under test (SQLite, PostgreSQL)."""
+    service = open_service(store_target, clock)
     yield service
     service.close()
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from lifecycle_support import db_fingerprint, file_hash, open_service
 
@@ -9,8 +12,9 @@ from engram.lifecycle import forgetting, policy
 
 
 @pytest.fixture
-def lc(store_path, clock):
-    service = open_service(store_path, clock)
+def lc(store_target, clock):
+    """On every engine under test (SQLite, PostgreSQL)."""
+    service = open_service(store_target, clock)
     yield service
     service.close()
 
@@ -98,7 +102,18 @@ def test_protected_memories_survive_every_sweep(lc, clock):
     assert not any(a.id in {m.id for m in trio} for a in consolidate_report.actions)
 
 
-def test_dry_runs_change_nothing_and_say_what_the_real_run_does(lc, clock, store_path):
+def state(lc, store_target: str) -> str:
+    """What a sweep could change: every memory in every status, the recall log, the change
+    number; for a SQLite file also its bytes and every table."""
+    memories = sorted((m.to_dict() for m in lc.store.iter_all()), key=lambda d: d["id"])
+    seen = json.dumps([memories, lc.store.count_recalls(), lc.store.last_change()],
+                      sort_keys=True, default=str)
+    if store_target.startswith("postgresql://"):
+        return seen
+    return seen + file_hash(Path(store_target)) + db_fingerprint(Path(store_target))
+
+
+def test_dry_runs_change_nothing_and_say_what_the_real_run_does(lc, clock, store_target):
     lc.save("Deploy freeze this week", type="todo", expires_at=clock.now.replace(day=20))
     lc.save("Paired with Sam on the checkout flow", type="episode")
     lc.save("Fixed the flaky cart test by freezing time in the cart total test",
@@ -111,10 +126,10 @@ def test_dry_runs_change_nothing_and_say_what_the_real_run_does(lc, clock, store
     lc.search("checkout", caller="hook")
     sweeps = [lc.consolidate, lc.forget_sweep, lc.gc]
     for sweep in sweeps:
-        before = (file_hash(store_path), db_fingerprint(store_path))
+        before = state(lc, store_target)
         dry = sweep(dry_run=True)
         assert dry.actions, f"{dry.kind} had nothing to do"
-        assert (file_hash(store_path), db_fingerprint(store_path)) == before, dry.kind
+        assert state(lc, store_target) == before, dry.kind
         real = sweep()
         if dry.kind == "consolidate":  # the new memory's id is drawn per run
             assert [(a.action, a.details) for a in dry.actions if a.action == "consolidate"] == [
@@ -122,7 +137,7 @@ def test_dry_runs_change_nothing_and_say_what_the_real_run_does(lc, clock, store
             assert [m.content for m in dry.created] == [m.content for m in real.created]
         else:
             assert [a.to_dict() for a in dry.actions] == [a.to_dict() for a in real.actions]
-        assert (file_hash(store_path), db_fingerprint(store_path)) != before, dry.kind
+        assert state(lc, store_target) != before, dry.kind
 
 
 def test_duplicates_merge_into_the_most_used_keeping_tags_and_files(lc):

@@ -48,8 +48,9 @@ def repo(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def lc(store_path, clock):
-    service = open_service(store_path, clock)
+def lc(store_target, clock):
+    """On every engine under test (SQLite, PostgreSQL)."""
+    service = open_service(store_target, clock)
     yield service
     service.close()
 

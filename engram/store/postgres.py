@@ -50,6 +50,8 @@ K1, B = 1.2, 0.75
 #: Keyword matches ranked per search: FTS5 ranks every match; past this many the ones
 #: PostgreSQL's own ts_rank puts first are ranked (common words in a huge store).
 MAX_RANKED = 20_000
+MAX_VECTOR_INDEX_DIM = 2_000
+MAX_HALFVEC_INDEX_DIM = 4_000
 
 
 def redacted_url(url: str) -> str:
@@ -62,14 +64,20 @@ def redacted_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
+#: SQLSTATE classes of a condition that passes: connection lost or refused, out of disk or
+#: connections, a statement cancelled (a deadline) or the server shutting down, a lock not
+#: granted in time, a serialisation failure worth retrying.
+_PASSING = ("08", "53", "57", "40", "55P03")
+
+
 def _translate(exc: Exception, url: str) -> StoreError:
     import psycopg
 
     message = str(exc).replace(url, redacted_url(url)).strip().splitlines()[0:1]
     text = message[0] if message else type(exc).__name__
-    if isinstance(exc, psycopg.OperationalError | psycopg.errors.QueryCanceled
-                  | psycopg.errors.LockNotAvailable | psycopg.errors.DiskFull
-                  | psycopg.errors.TooManyConnections):
+    state = getattr(exc, "sqlstate", None)
+    passing = state.startswith(_PASSING) if state else isinstance(exc, psycopg.OperationalError)
+    if passing:
         return StoreUnavailableError(f"PostgreSQL unavailable: {text}")
     return StoreError(f"PostgreSQL error: {text}")
 
@@ -128,6 +136,15 @@ def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
         clauses.append(f"{a}.id = ANY(%s)")
         params.append(list(filters.ids))
     return (" AND ".join(clauses) or "TRUE"), params
+
+
+def _cast(dim: int) -> str:
+    """How vectors of this dimension are indexed: pgvector's HNSW takes `vector` up to
+    2,000 dimensions and `halfvec` up to 4,000 (OpenAI's 3,072-dimension models); beyond
+    that searches are exact scans of `vector`."""
+    if MAX_VECTOR_INDEX_DIM < dim <= MAX_HALFVEC_INDEX_DIM:
+        return f"halfvec({dim})"
+    return f"vector({dim})"
 
 
 def _tsquery_term(alternative: str) -> str | None:
@@ -296,8 +313,11 @@ class PostgresStore(LedgerMethods):
             self._dim = int(stored) if stored else None
         if self._dim is None:
             # The first vector fixes the dimension and its HNSW index (cosine).
-            self._execute(f"CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
-                          f" USING hnsw ((embedding::vector({dim})) vector_cosine_ops)")
+            cast = _cast(dim)
+            if dim <= MAX_HALFVEC_INDEX_DIM:
+                ops = "halfvec_cosine_ops" if cast.startswith("halfvec") else "vector_cosine_ops"
+                self._execute(f"CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
+                              f" USING hnsw ((embedding::{cast}) {ops})")
             self._execute("INSERT INTO meta(key, value) VALUES ('vector_dim', %s)"
                           " ON CONFLICT(key) DO NOTHING", (str(dim),))
             self._dim = int(self.get_meta("vector_dim") or dim)
@@ -505,7 +525,8 @@ class PostgresStore(LedgerMethods):
         if dim is None or dim != query.shape[0] or limit <= 0:
             return []
         q = np.asarray(query, dtype=np.float32)
-        distance = f"(m.embedding::vector({dim}) <=> %s::vector({dim}))"
+        cast = _cast(dim)  # the indexed expression, so the planner uses the HNSW index
+        distance = f"(m.embedding::{cast} <=> %s::vector::{cast})"
         with self._lock, self._errors(), self._conn.transaction():
             self._conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
             self._conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(limit, 1000))}")
