@@ -89,6 +89,25 @@ def test_engram_bench_scale_cli_runs_a_tiny_store(cli_env, tmp_path):
     assert "<!-- scale:start -->" in results.read_text() and "index load s" in results.read_text()
 
 
+def test_engram_bench_scale_measures_postgresql_too(cli_env, tmp_path):
+    import pg_support
+
+    if not pg_support.available():
+        pytest.skip("PostgreSQL tests need the test extra")
+    server = pg_support.fresh_url()  # any database of the server: the bench makes its own
+    results = tmp_path / "RESULTS.md"
+    proc = run_cli(
+        cli_env, "bench", "scale", "--sizes", "200", "--sample", "100", "--runs", "1",
+        "--queries", "10", "--settle", "0", "--embedder", EMBEDDER, "--results", str(results),
+        "--db", server, "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(proc.stdout)
+    assert row["memories"] == 200 and row["import_errors"] == 0
+    assert 0.0 <= row["hnsw_recall_at_10"] <= 1.0 and row["server_rss_mb"] > 0
+    assert "<!-- scale-postgres:start -->" in results.read_text()
+
+
 def test_synthetic_memories_are_deterministic():
     from benchmarks.synthetic import Generator
 

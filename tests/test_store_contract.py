@@ -195,11 +195,14 @@ def test_both_engines_give_the_same_answers(tmp_path, clock):
     import pg_support
 
     queries = ["what auth do we use", "friday migrations", "memory leak thumbnails",
-               "redis eviction", "pricing rules style", "how to run the unit tests"]
+               "redis eviction", "pricing rules style", "how to run the unit tests",
+               "getUserName", "snake_case names"]
     answers = []
     for target in (str(tmp_path / "memory.db"), pg_support.fresh_url()):
         with engram.open(target, embedder="fake", clock=clock) as mem:
             fill(mem)
+            mem.save("getUserName calls getUserName again when the cache misses")
+            mem.save("Config keys use snake_case names, never camelCase")
             answers.append({q: [(r.memory.content, round(r.score, 3))
                                 for r in mem.search(q, k=5).results] for q in queries})
             answers[-1]["keyword"] = [r.memory.content for r in mem.search(

@@ -18,6 +18,7 @@ Same contract as the SQLite store (base.py), so the service cannot tell them apa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import threading
@@ -47,10 +48,10 @@ _COLUMNS = (
 _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 _WRITE_LOCK = 0x656E6777  # "engw": one writer at a time per database
 K1, B = 1.2, 0.75
-#: Keyword matches ranked per search: FTS5 ranks every match; past this many the ones
-#: PostgreSQL's own ts_rank puts first are ranked (common words in a huge store).
-MAX_RANKED = 20_000
 MAX_VECTOR_INDEX_DIM = 2_000
+#: Memories written before the planner's statistics are refreshed (or a tenth of the store).
+ANALYZE_AFTER = 500
+_ANALYZED_KEY = "analyzed_seq"
 MAX_HALFVEC_INDEX_DIM = 4_000
 
 
@@ -155,11 +156,11 @@ def _tsquery_term(alternative: str) -> str | None:
     return " <-> ".join(quoted) if len(quoted) > 1 else quoted[0]
 
 
-def _occurrences(tokens: list[str], phrase: list[str]) -> int:
-    if len(phrase) == 1:
-        return tokens.count(phrase[0])
-    n = len(phrase)
-    return sum(1 for i in range(len(tokens) - n + 1) if tokens[i:i + n] == phrase)
+def _phrase_pattern(phrase: str) -> str:
+    """A PostgreSQL regex matching `phrase` as whole terms (lookarounds, so occurrences may
+    share a space), every character that is not a letter or digit escaped."""
+    body = "".join(c if c.isalnum() or c == " " else "\\" + c for c in phrase)
+    return f"(?<= ){body}(?= )"
 
 
 class PostgresStore(LedgerMethods):
@@ -186,6 +187,7 @@ class PostgresStore(LedgerMethods):
         self._lock = threading.RLock()
         self._depth = 0
         self._dim: int | None = None
+        self._reset_statistics()
         try:
             self._apply_deadline()
             self.upgraded_from = migrate(self._conn)
@@ -262,19 +264,41 @@ class PostgresStore(LedgerMethods):
                     tx.__exit__(type(exc), exc, exc.__traceback__)
                     raise
             self._depth = 1
+            self._reset_statistics()
             try:
                 yield
+                self._write_statistics()
             except BaseException as exc:
                 self._depth = 0
+                self._reset_statistics()
                 with self._errors():
                     tx.__exit__(type(exc), exc, exc.__traceback__)
                 raise
             self._depth = 0
             with self._errors():
                 tx.__exit__(None, None, None)
+            self._analyze_if_due()
 
-    def _next_seq(self) -> int:
-        return self._rows("SELECT COALESCE(MAX(seq), 0) + 1 FROM memories")[0][0]
+    def _analyze_if_due(self) -> None:
+        """Refresh the planner's statistics once a tenth of the store (at least
+        ANALYZE_AFTER memories) was written since the last time, by any process.
+
+        Without them, after a bulk import the planner believes the table is tiny and
+        sorts every vector instead of walking the HNSW index. Autovacuum would get there,
+        minutes later; a search right after an import should not wait for it.
+        """
+        with contextlib.suppress(StoreError):
+            seq, docs = self._rows("SELECT COALESCE(MAX(seq), 0), (SELECT docs FROM corpus)"
+                                   " FROM memories")[0]
+            mark = self.get_meta(_ANALYZED_KEY)
+            if mark is not None and mark.isdigit() and (
+                seq - int(mark) < max(ANALYZE_AFTER, docs // 10)
+            ):
+                return
+            if mark is not None:
+                self._execute("ANALYZE memories")
+            self._execute("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT(key)"
+                          " DO UPDATE SET value = excluded.value", (_ANALYZED_KEY, str(seq)))
 
     def get_meta(self, key: str) -> str | None:
         rows = self._rows("SELECT value FROM meta WHERE key = %s", (key,))
@@ -323,52 +347,80 @@ class PostgresStore(LedgerMethods):
             self._dim = int(self.get_meta("vector_dim") or dim)
         return np.asarray(vector, dtype=np.float32)
 
-    def _count_terms(self, old: int, new: int, docs: int) -> None:
-        self._execute("UPDATE corpus SET docs = docs + %s, terms = terms + %s WHERE id = 1",
-                      (docs, new - old))
+    def _count_terms(self, old: Counter[str] | None, new: Counter[str] | None) -> None:
+        """Corpus statistics BM25 needs (documents, total terms, each term's document
+        frequency), gathered over the transaction and written once before it commits."""
+        before, after = old or Counter(), new or Counter()
+        self._pending_docs += (new is not None) - (old is not None)
+        self._pending_terms += sum(after.values()) - sum(before.values())
+        self._pending_df.update({term: -1 for term in set(before) - set(after)})
+        self._pending_df.update({term: 1 for term in set(after) - set(before)})
+
+    def _write_statistics(self) -> None:
+        if self._pending_docs or self._pending_terms:
+            self._execute("UPDATE corpus SET docs = docs + %s, terms = terms + %s WHERE id = 1",
+                          (self._pending_docs, self._pending_terms))
+        changed = sorted((t, n) for t, n in self._pending_df.items() if n)
+        if changed:
+            self._execute(
+                "INSERT INTO term_df SELECT * FROM unnest(%s::text[], %s::bigint[])"
+                " ON CONFLICT (term) DO UPDATE SET df = term_df.df + excluded.df",
+                ([t for t, _ in changed], [n for _, n in changed]))
+        self._reset_statistics()
+
+    def _reset_statistics(self) -> None:
+        self._pending_docs = self._pending_terms = 0
+        self._pending_df: Counter[str] = Counter()
 
     def insert(self, memory: Memory, terms: str, vector: np.ndarray | None) -> None:
+        from psycopg.types.json import Jsonb
+
+        counts = Counter(terms.split())
         with self.transaction():
-            length = len(terms.split())
             self._execute(
-                f"INSERT INTO memories ({_COLUMNS}, norm, seq, terms, terms_len, embedding)"
-                f" VALUES ({', '.join(['%s'] * 23)}, %s, %s, %s, %s)",
-                (*self._values(memory), self._next_seq(), terms, length,
+                f"INSERT INTO memories ({_COLUMNS}, norm, seq, terms, terms_len, term_counts,"
+                f" embedding) VALUES ({', '.join(['%s'] * 23)},"
+                " (SELECT COALESCE(MAX(seq), 0) + 1 FROM memories), %s, %s, %s, %s)",
+                (*self._values(memory), terms, sum(counts.values()), Jsonb(counts),
                  None if vector is None else self._vector(vector)),
             )
-            self._count_terms(0, length, 1)
+            self._count_terms(None, counts)
 
     def update(
         self, memory: Memory, terms: str | None = None, vector: np.ndarray | None = None
     ) -> None:
+        from psycopg.types.json import Jsonb
+
         names = [c.strip() for c in _COLUMNS.split(",")[1:]] + ["norm"]
         assignments = ", ".join(f"{c} = %s" for c in names)
+        counts = Counter(terms.split()) if terms is not None else None
         with self.transaction():
             values = self._values(memory)
             extra, params = "", []
-            if terms is not None:
-                extra += ", terms = %s, terms_len = %s"
-                params += [terms, len(terms.split())]
+            if counts is not None:
+                extra += ", terms = %s, terms_len = %s, term_counts = %s"
+                params += [terms, sum(counts.values()), Jsonb(counts)]
             if vector is not None:
                 extra += ", embedding = %s"
                 params.append(self._vector(vector))
-            old = self._rows("SELECT terms_len FROM memories WHERE id = %s FOR UPDATE",
+            old = self._rows("SELECT term_counts FROM memories WHERE id = %s FOR UPDATE",
                              (memory.id,))
             if not old:
                 raise StoreError(f"no memory with id {memory.id!r} to update")
             self._execute(
-                f"UPDATE memories SET {assignments}, seq = %s{extra} WHERE id = %s",
-                (*values[1:], self._next_seq(), *params, memory.id),
+                f"UPDATE memories SET {assignments},"
+                f" seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM memories){extra} WHERE id = %s",
+                (*values[1:], *params, memory.id),
             )
-            if terms is not None:
-                self._count_terms(old[0][0], len(terms.split()), 0)
+            if counts is not None:
+                self._count_terms(Counter(old[0][0]), counts)
 
     def delete(self, memory_id: str) -> None:
         with self.transaction():
-            gone = self._rows("DELETE FROM memories WHERE id = %s RETURNING terms_len",
+            gone = self._rows("DELETE FROM memories WHERE id = %s RETURNING term_counts",
                               (memory_id,))
             if gone:
-                self._count_terms(gone[0][0], 0, -1)
+                self._count_terms(Counter(gone[0][0]), None)
 
     def get(self, memory_id: str) -> Memory | None:
         rows = self._rows(f"SELECT {_COLUMNS} FROM memories WHERE id = %s", (memory_id,))
@@ -437,56 +489,63 @@ class PostgresStore(LedgerMethods):
     def keyword_search(
         self, groups: list[tuple[str, ...]], mode: str, filters: Filters, limit: int
     ) -> list[Candidate]:
+        """Matches of the tsquery, ranked in SQL by FTS5's BM25 from the stored term counts
+        (a phrase alternative, rarer, is counted by reading the candidates' terms)."""
         joiner = {"and": " & ", "or": " | "}.get(mode.lower() if isinstance(mode, str) else "")
         if joiner is None:
             raise ValueError(f"keyword_search mode must be 'and' or 'or', not {mode!r}")
-        phrases: list[list[str]] = []
+        phrases: list[str] = []
         parts = []
         for group in groups or ():
             alts = [a for a in dict.fromkeys(group or ()) if _tsquery_term(a)]
             if not alts:
                 continue
-            phrases += [a.split() for a in alts]
+            phrases += [" ".join(a.split()) for a in alts]
             terms = [_tsquery_term(a) for a in alts]
             parts.append(terms[0] if len(terms) == 1 else "(" + " | ".join(terms) + ")")
         if not parts:
             return []
         query = joiner.join(parts)
-        where, params = _where(filters)
-        rows = self._rows(
-            "SELECT m.id, m.terms, m.rowid FROM memories m"
-            f" WHERE m.terms_tsv @@ to_tsquery('simple', %s) AND {where}"
-            " ORDER BY ts_rank(m.terms_tsv, to_tsquery('simple', %s)) DESC, m.rowid"
-            " LIMIT %s", (query, *params, query, MAX_RANKED))
-        if not rows:
-            return []
-        docs, total_terms = self._rows("SELECT docs, terms FROM corpus WHERE id = 1")[0]
-        docs = max(int(docs), 1)
-        average = max(total_terms / docs, 1e-9)
+        phrases = list(dict.fromkeys(phrases))
+        docs, average, df = self._statistics(phrases)
         idf = {}
         for phrase in phrases:
-            key = " ".join(phrase)
-            if key not in idf:
-                df = self._phrase_frequency(phrase)
-                value = math.log((docs - df + 0.5) / (df + 0.5))
-                idf[key] = value if value > 0 else 1e-6  # FTS5's floor for common terms
-        scored = []
-        for memory_id, terms, rowid in rows:
-            tokens = terms.split()
-            norm = K1 * (1 - B + B * len(tokens) / average)
-            score = 0.0
-            for phrase in phrases:
-                tf = _occurrences(tokens, phrase)
-                if tf:
-                    score += idf[" ".join(phrase)] * tf * (K1 + 1) / (tf + norm)
-            scored.append((score, rowid, memory_id))
-        scored.sort(key=lambda s: (-s[0], s[1]))
-        return [Candidate(memory_id, score) for score, _rowid, memory_id in scored[:limit]]
+            value = math.log((docs - df[phrase] + 0.5) / (df[phrase] + 0.5))
+            idf[phrase] = value if value > 0 else 1e-6  # FTS5's floor for common terms
+        norm = f"{K1!r} * (1 - {B!r} + {B!r} * m.terms_len / %s)"
+        terms_sql = " + ".join(
+            f"%s * tf{i} * {K1 + 1!r} / NULLIF(tf{i} + {norm}, 0)" for i in range(len(phrases)))
+        # A word's count is stored; a phrase ("snake case", from identifiers) is counted in
+        # the candidate's terms, each occurrence between spaces, overlaps included.
+        tfs = ", ".join(
+            f"regexp_count(' ' || m.terms || ' ', %s)::float8 AS tf{i}" if " " in phrase
+            else f"COALESCE((m.term_counts ->> %s)::float8, 0) AS tf{i}"
+            for i, phrase in enumerate(phrases))
+        tf_params = [_phrase_pattern(p) if " " in p else p for p in phrases]
+        where, params = _where(filters)
+        score_params: list[Any] = []
+        for phrase in phrases:
+            score_params += [idf[phrase], average]
+        rows = self._rows(
+            f"SELECT id, COALESCE({terms_sql}, 0) AS score FROM (SELECT m.id, m.rowid,"
+            f" m.terms_len, {tfs} FROM memories m WHERE m.terms_tsv @@ to_tsquery('simple', %s)"
+            f" AND {where}) m ORDER BY score DESC, rowid LIMIT %s",
+            (*score_params, *tf_params, query, *params, limit))
+        return [Candidate(r[0], float(r[1])) for r in rows]
 
-    def _phrase_frequency(self, phrase: list[str]) -> int:
-        term = _tsquery_term(" ".join(phrase))
-        return self._rows("SELECT COUNT(*) FROM memories WHERE terms_tsv @@"
-                          " to_tsquery('simple', %s)", (term,))[0][0]
+    def _statistics(self, phrases: list[str]) -> tuple[int, float, dict[str, int]]:
+        """(documents, average terms per document, df of each term or phrase)."""
+        docs, total_terms = self._rows("SELECT docs, terms FROM corpus WHERE id = 1")[0]
+        words = [p for p in phrases if " " not in p]
+        df = dict(self._rows("SELECT term, df FROM term_df WHERE term = ANY(%s)", (words,))) \
+            if words else {}
+        for phrase in phrases:
+            if " " in phrase:
+                df[phrase] = self._rows(
+                    "SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple', %s)",
+                    (_tsquery_term(phrase),))[0][0]
+        docs = max(int(docs), 1)
+        return docs, max(total_terms / docs, 1e-9), {p: int(df.get(p, 0)) for p in phrases}
 
     def terms_of(self, memory_ids: Sequence[str]) -> dict[str, str]:
         ids = list(memory_ids)
@@ -495,8 +554,8 @@ class PostgresStore(LedgerMethods):
         return dict(self._rows("SELECT id, terms FROM memories WHERE id = ANY(%s)", (ids,)))
 
     def document_frequency(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        total = self._rows("SELECT docs FROM corpus WHERE id = 1")[0][0]
-        return int(total), {t: self._phrase_frequency([t]) for t in dict.fromkeys(terms)}
+        docs, _average, df = self._statistics(list(dict.fromkeys(terms)))
+        return docs, df
 
     # --- vectors ----------------------------------------------------------------------
 
@@ -543,12 +602,33 @@ class PostgresStore(LedgerMethods):
     def nearest_in_project(
         self, queries: np.ndarray, projects: Sequence[str | None], min_score: float, limit: int
     ) -> list[list[Candidate]]:
-        found = []
-        for query, project in zip(queries, projects, strict=False):
-            hits = self._nearest(query, "m.status = 'active' AND m.project IS NOT DISTINCT"
-                                 " FROM %s", [project], limit)
-            found.append([Candidate(i, s) for i, s in hits if s >= min_score])
-        return found + [[] for _ in range(len(projects) - len(found))]
+        """For each query, active memories of exactly its project scoring ≥ min_score: one
+        statement for the whole batch (an import's dedup asks for hundreds at once)."""
+        import numpy as np
+        from pgvector import Vector
+
+        found: list[list[Candidate]] = [[] for _ in projects]
+        dim = self._dimension()
+        if dim is None or not len(queries) or dim != queries.shape[1]:
+            return found
+        cast = _cast(dim)
+        distance = f"(m.embedding::{cast} <=> q.v::{cast})"
+        vectors = [Vector(np.asarray(q, dtype=np.float32)) for q in queries]
+        with self._lock, self._errors(), self._conn.transaction():
+            self._conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+            rows = self._conn.execute(
+                "SELECT q.i, h.id, h.score FROM unnest(%s::vector[], %s::text[])"
+                " WITH ORDINALITY AS q(v, p, i) CROSS JOIN LATERAL ("
+                f" SELECT m.id, 1 - {distance} AS score FROM memories m"
+                " WHERE m.embedding IS NOT NULL AND m.status = 'active'"
+                f" AND m.project IS NOT DISTINCT FROM q.p ORDER BY {distance} LIMIT %s) h",
+                (vectors, list(projects)[:len(vectors)], limit)).fetchall()
+        for i, memory_id, score in rows:
+            if score >= min_score:
+                found[i - 1].append(Candidate(memory_id, float(score)))
+        for hits in found:
+            hits.sort(key=lambda c: -c.score)
+        return found
 
     def clear_vectors(self) -> None:
         with self.transaction():

@@ -49,6 +49,7 @@ CREATE TABLE memories (
     terms TEXT NOT NULL DEFAULT '',
     terms_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED,
     terms_len INTEGER NOT NULL DEFAULT 0,
+    term_counts JSONB NOT NULL DEFAULT '{}',
     embedding VECTOR
 );
 CREATE INDEX memories_status ON memories(status);
@@ -60,6 +61,7 @@ CREATE INDEX memories_terms ON memories USING GIN (terms_tsv);
 CREATE TABLE corpus (id INTEGER PRIMARY KEY CHECK (id = 1), docs BIGINT NOT NULL,
                      terms BIGINT NOT NULL);
 INSERT INTO corpus VALUES (1, 0, 0);
+CREATE TABLE term_df (term TEXT PRIMARY KEY, df BIGINT NOT NULL);
 CREATE TABLE recalls (
     id BIGSERIAL PRIMARY KEY,
     at TIMESTAMPTZ NOT NULL,
