@@ -23,8 +23,9 @@ TEST_EMBEDDER = "fake" if importlib.util.find_spec("engram.embedders.fake") else
 
 
 @pytest.fixture
-def env(cli_env: dict[str, str]) -> dict[str, str]:
-    env = dict(cli_env)
+def env(any_cli_env: dict[str, str]) -> dict[str, str]:
+    """On every engine under test: ENGRAM_DB names a PostgreSQL database for `postgres`."""
+    env = dict(any_cli_env)
     env["ENGRAM_HOOK_WORKER"] = "off"  # in-process path; the worker has its own test
     env["ENGRAM_EMBEDDER"] = TEST_EMBEDDER
     env["ENGRAM_HOOK_DEADLINE"] = "60"  # a loaded test machine is not what deadlines are for
@@ -64,8 +65,12 @@ def context_of(output: dict | None) -> str:
     return output["hookSpecificOutput"]["additionalContext"]
 
 
+def store_of(env: dict[str, str]) -> str:
+    return env.get("ENGRAM_DB") or str(Path(env["ENGRAM_HOME"]) / "memory.db")
+
+
 def open_store(env: dict[str, str]):
-    return engram.open(Path(env["ENGRAM_HOME"]) / "memory.db", embedder=TEST_EMBEDDER)
+    return engram.open(store_of(env), embedder=TEST_EMBEDDER)
 
 
 def hooks_log(env: dict[str, str]) -> list[str]:
@@ -309,7 +314,8 @@ def test_unusable_store_fails_open(env, project_dir, tmp_path):
 def test_missing_engram_home_is_created(env, project_dir):
     assert not Path(env["ENGRAM_HOME"]).exists()
     hook(env, "UserPromptSubmit", payload("user_prompt_submit.json", project_dir))
-    assert (Path(env["ENGRAM_HOME"]) / "memory.db").exists()
+    if "ENGRAM_DB" not in env:  # SQLite: the default store is created in ENGRAM_HOME
+        assert (Path(env["ENGRAM_HOME"]) / "memory.db").exists()
     assert hooks_log(env) == []
 
 
@@ -343,7 +349,7 @@ def test_worker_answers_hooks(env, project_dir, seeded, embedder):
     env["ENGRAM_WORKER_IDLE"] = "60"
     env.pop("ENGRAM_HOOK_WORKER")
     if embedder == "bundled":
-        with engram.open(Path(env["ENGRAM_HOME"]) / "memory.db", embedder="bundled") as mem:
+        with engram.open(store_of(env), embedder="bundled") as mem:
             mem.reindex()
     worker = subprocess.Popen([sys.executable, "-m", "engram.worker"], env=env,
                               stderr=subprocess.PIPE, text=True)
@@ -376,7 +382,7 @@ def test_worker_answers_hooks(env, project_dir, seeded, embedder):
             worker.kill()
     assert worker.returncode == 0
     # The recall log is written after each reply, yet nothing is lost.
-    with engram.open(Path(env["ENGRAM_HOME"]) / "memory.db", embedder="none") as mem:
+    with engram.open(store_of(env), embedder="none") as mem:
         logged = [r for r in mem.recalls() if r["caller"] == "hook"]
     assert len(logged) == 3 and all(seeded["refund"] in r["ids"] for r in logged)
 
