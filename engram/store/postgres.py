@@ -6,12 +6,12 @@ Same contract as the SQLite store (base.py), so the service cannot tell them apa
   BEGIN IMMEDIATE serialises them per file: many processes and servers share one
   database, and change numbers (`seq`) stay gap-free and ordered.
 - Keywords: the service's analysed terms are stored and indexed with the `simple`
-  configuration (no second analysis), matched with a tsquery, and ranked in Python by the
-  BM25 formula FTS5 uses (k1 = 1.2, b = 0.75, its idf floor), with corpus statistics kept
-  in the `corpus` row on every write, so both engines rank alike.
+  configuration (no second analysis), matched with a tsquery, and ranked in SQL by the
+  BM25 formula FTS5 uses (k1 = 1.2, b = 0.75, its idf floor) from per-document term
+  counts and corpus statistics kept on every write, so both engines rank alike.
 - Vectors: a pgvector column with an HNSW index (cosine) created when the first vector
   gives the dimension; filtered searches scan the index iteratively until enough rows
-  pass the filters.
+  pass the filters. The planner's statistics are refreshed as the store grows.
 - Every psycopg error leaves this module as an Engram error; the password of a URL never
   appears in `path`, errors or stats.
 """
@@ -19,7 +19,6 @@ Same contract as the SQLite store (base.py), so the service cannot tell them apa
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import threading
 from collections import Counter
@@ -27,15 +26,24 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import StoreError, StoreUnavailableError
-from ..model import Memory, stored_memory, stored_meta, stored_strings
+from ..errors import StoreError
+from ..model import Memory
 from ..text import normalize_for_dedup
 from .base import Candidate, Filters
 from .ledger import LedgerMethods
 from .postgres_ledger import Ledger
 from .postgres_schema import SCHEMA_VERSION, migrate
+from .postgres_sql import (
+    MAX_HALFVEC_INDEX_DIM,
+    phrase_pattern,
+    redacted_url,
+    row_to_memory,
+    translate_error,
+    tsquery_term,
+    vector_cast,
+    where_clause,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,119 +56,9 @@ _COLUMNS = (
 _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 _WRITE_LOCK = 0x656E6777  # "engw": one writer at a time per database
 K1, B = 1.2, 0.75
-MAX_VECTOR_INDEX_DIM = 2_000
 #: Memories written before the planner's statistics are refreshed (or a tenth of the store).
 ANALYZE_AFTER = 500
 _ANALYZED_KEY = "analyzed_seq"
-MAX_HALFVEC_INDEX_DIM = 4_000
-
-
-def redacted_url(url: str) -> str:
-    """The URL without its password, for messages and `stats`."""
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = netloc[0].split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
-
-
-#: SQLSTATE classes of a condition that passes: connection lost or refused, out of disk or
-#: connections, a statement cancelled (a deadline) or the server shutting down, a lock not
-#: granted in time, a serialisation failure worth retrying.
-_PASSING = ("08", "53", "57", "40", "55P03")
-
-
-def _translate(exc: Exception, url: str) -> StoreError:
-    import psycopg
-
-    message = str(exc).replace(url, redacted_url(url)).strip().splitlines()[0:1]
-    text = message[0] if message else type(exc).__name__
-    state = getattr(exc, "sqlstate", None)
-    passing = state.startswith(_PASSING) if state else isinstance(exc, psycopg.OperationalError)
-    if passing:
-        return StoreUnavailableError(f"PostgreSQL unavailable: {text}")
-    return StoreError(f"PostgreSQL error: {text}")
-
-
-def _row_to_memory(row: Sequence[Any]) -> Memory:
-    return stored_memory((
-        *row[:4],
-        stored_strings(json.dumps(row[4])),
-        stored_strings(json.dumps(row[5])),
-        *row[6:11],
-        bool(row[11]),
-        *row[12:21],
-        stored_meta(json.dumps(row[21])),
-    ))
-
-
-def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
-    """Filters as SQL; every value a bound parameter (the same meaning as SQLite's)."""
-    a = alias
-    clauses: list[str] = []
-    params: list[Any] = []
-    if filters.statuses:
-        clauses.append(f"{a}.status = ANY(%s)")
-        params.append(list(filters.statuses))
-    if filters.project is not None:
-        clauses.append(f"({a}.project = %s OR {a}.project IS NULL)" if filters.include_global
-                       else f"{a}.project = %s")
-        params.append(filters.project)
-    if filters.types:
-        clauses.append(f"{a}.type = ANY(%s)")
-        params.append(list(filters.types))
-    if filters.provenances:
-        clauses.append(f"{a}.provenance = ANY(%s)")
-        params.append(list(filters.provenances))
-    if filters.pinned is not None:
-        clauses.append(f"{a}.pinned = %s")
-        params.append(bool(filters.pinned))
-    for tag in filters.tags:
-        clauses.append(f"{a}.tags ? %s")
-        params.append(tag)
-    if filters.files:
-        ors = []
-        for path in filters.files:
-            ors.append("v = %s OR v LIKE %s ESCAPE '\\' OR %s LIKE '%%/' || v")
-            like = "%/" + path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            params.extend([path, like, path])
-        clauses.append(f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({a}.files) v"
-                       f" WHERE {' OR '.join(ors)})")
-    if filters.since is not None:
-        clauses.append(f"COALESCE({a}.event_at, {a}.created_at) >= %s")
-        params.append(filters.since)
-    if filters.until is not None:
-        clauses.append(f"COALESCE({a}.event_at, {a}.created_at) < %s")
-        params.append(filters.until)
-    if filters.ids is not None:
-        clauses.append(f"{a}.id = ANY(%s)")
-        params.append(list(filters.ids))
-    return (" AND ".join(clauses) or "TRUE"), params
-
-
-def _cast(dim: int) -> str:
-    """How vectors of this dimension are indexed: pgvector's HNSW takes `vector` up to
-    2,000 dimensions and `halfvec` up to 4,000 (OpenAI's 3,072-dimension models); beyond
-    that searches are exact scans of `vector`."""
-    if MAX_VECTOR_INDEX_DIM < dim <= MAX_HALFVEC_INDEX_DIM:
-        return f"halfvec({dim})"
-    return f"vector({dim})"
-
-
-def _tsquery_term(alternative: str) -> str | None:
-    words = [w for w in alternative.split() if w]
-    if not words:
-        return None
-    quoted = ["'" + w.replace("\\", "\\\\").replace("'", "''") + "'" for w in words]
-    return " <-> ".join(quoted) if len(quoted) > 1 else quoted[0]
-
-
-def _phrase_pattern(phrase: str) -> str:
-    """A PostgreSQL regex matching `phrase` as whole terms (lookarounds, so occurrences may
-    share a space), every character that is not a letter or digit escaped."""
-    body = "".join(c if c.isalnum() or c == " " else "\\" + c for c in phrase)
-    return f"(?<= ){body}(?= )"
 
 
 class PostgresStore(LedgerMethods):
@@ -183,7 +81,7 @@ class PostgresStore(LedgerMethods):
             self._conn = psycopg.connect(url, autocommit=True,
                                          connect_timeout=self._connect_timeout())
         except psycopg.Error as exc:
-            raise _translate(exc, url) from None
+            raise translate_error(exc, url) from None
         self._lock = threading.RLock()
         self._depth = 0
         self._dim: int | None = None
@@ -194,7 +92,7 @@ class PostgresStore(LedgerMethods):
             self._register_vectors()
         except psycopg.Error as exc:
             self._conn.close()
-            raise _translate(exc, url) from None
+            raise translate_error(exc, url) from None
         self._ledger = Ledger(self)
 
     # --- plumbing ---------------------------------------------------------------------
@@ -230,7 +128,7 @@ class PostgresStore(LedgerMethods):
         try:
             yield
         except psycopg.Error as exc:
-            raise _translate(exc, self._url) from None
+            raise translate_error(exc, self._url) from None
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         with self._lock, self._errors():
@@ -337,7 +235,7 @@ class PostgresStore(LedgerMethods):
             self._dim = int(stored) if stored else None
         if self._dim is None:
             # The first vector fixes the dimension and its HNSW index (cosine).
-            cast = _cast(dim)
+            cast = vector_cast(dim)
             if dim <= MAX_HALFVEC_INDEX_DIM:
                 ops = "halfvec_cosine_ops" if cast.startswith("halfvec") else "vector_cosine_ops"
                 self._execute(f"CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
@@ -424,14 +322,14 @@ class PostgresStore(LedgerMethods):
 
     def get(self, memory_id: str) -> Memory | None:
         rows = self._rows(f"SELECT {_COLUMNS} FROM memories WHERE id = %s", (memory_id,))
-        return _row_to_memory(rows[0]) if rows else None
+        return row_to_memory(rows[0]) if rows else None
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return {}
         rows = self._rows(f"SELECT {_COLUMNS} FROM memories WHERE id = ANY(%s)", (ids,))
-        return {row[0]: _row_to_memory(row) for row in rows}
+        return {row[0]: row_to_memory(row) for row in rows}
 
     def resolve_prefix(self, prefix: str, limit: int = 2) -> list[str]:
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -443,12 +341,12 @@ class PostgresStore(LedgerMethods):
         rows = self._rows(
             f"SELECT {_COLUMNS} FROM memories WHERE norm = %s AND project IS NOT DISTINCT"
             " FROM %s AND status = 'active' ORDER BY created_at, rowid LIMIT 1", (norm, project))
-        return _row_to_memory(rows[0]) if rows else None
+        return row_to_memory(rows[0]) if rows else None
 
     def list(
         self, filters: Filters, limit: int = 50, offset: int = 0, order: str = "newest"
     ) -> list[Memory]:
-        where, params = _where(filters)
+        where, params = where_clause(filters)
         orders = {
             "newest": "m.created_at DESC, m.rowid DESC",
             "oldest": "m.created_at ASC, m.rowid ASC",
@@ -459,10 +357,10 @@ class PostgresStore(LedgerMethods):
         rows = self._rows(
             f"SELECT {_M_COLUMNS} FROM memories m WHERE {where} ORDER BY {orders[order]}"
             " LIMIT %s OFFSET %s", (*params, limit, offset))
-        return [_row_to_memory(r) for r in rows]
+        return [row_to_memory(r) for r in rows]
 
     def count(self, filters: Filters) -> int:
-        where, params = _where(filters)
+        where, params = where_clause(filters)
         return self._rows(f"SELECT COUNT(*) FROM memories m WHERE {where}", params)[0][0]
 
     def touch(self, memory_ids: Sequence[str], when: datetime) -> None:
@@ -482,7 +380,7 @@ class PostgresStore(LedgerMethods):
                 return
             last = rows[-1][0]
             for row in rows:
-                yield _row_to_memory(row[1:])
+                yield row_to_memory(row[1:])
 
     # --- keyword retrieval ------------------------------------------------------------
 
@@ -497,11 +395,11 @@ class PostgresStore(LedgerMethods):
         phrases: list[str] = []
         parts = []
         for group in groups or ():
-            alts = [a for a in dict.fromkeys(group or ()) if _tsquery_term(a)]
+            alts = [a for a in dict.fromkeys(group or ()) if tsquery_term(a)]
             if not alts:
                 continue
             phrases += [" ".join(a.split()) for a in alts]
-            terms = [_tsquery_term(a) for a in alts]
+            terms = [tsquery_term(a) for a in alts]
             parts.append(terms[0] if len(terms) == 1 else "(" + " | ".join(terms) + ")")
         if not parts:
             return []
@@ -521,8 +419,8 @@ class PostgresStore(LedgerMethods):
             f"regexp_count(' ' || m.terms || ' ', %s)::float8 AS tf{i}" if " " in phrase
             else f"COALESCE((m.term_counts ->> %s)::float8, 0) AS tf{i}"
             for i, phrase in enumerate(phrases))
-        tf_params = [_phrase_pattern(p) if " " in p else p for p in phrases]
-        where, params = _where(filters)
+        tf_params = [phrase_pattern(p) if " " in p else p for p in phrases]
+        where, params = where_clause(filters)
         score_params: list[Any] = []
         for phrase in phrases:
             score_params += [idf[phrase], average]
@@ -543,7 +441,7 @@ class PostgresStore(LedgerMethods):
             if " " in phrase:
                 df[phrase] = self._rows(
                     "SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple', %s)",
-                    (_tsquery_term(phrase),))[0][0]
+                    (tsquery_term(phrase),))[0][0]
         docs = max(int(docs), 1)
         return docs, max(total_terms / docs, 1e-9), {p: int(df.get(p, 0)) for p in phrases}
 
@@ -584,7 +482,7 @@ class PostgresStore(LedgerMethods):
         if dim is None or dim != query.shape[0] or limit <= 0:
             return []
         q = np.asarray(query, dtype=np.float32)
-        cast = _cast(dim)  # the indexed expression, so the planner uses the HNSW index
+        cast = vector_cast(dim)  # the indexed expression, so the planner uses the HNSW index
         distance = f"(m.embedding::{cast} <=> %s::vector::{cast})"
         with self._lock, self._errors(), self._conn.transaction():
             self._conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
@@ -596,7 +494,7 @@ class PostgresStore(LedgerMethods):
         return [(r[0], float(r[1])) for r in rows]
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
-        where, params = _where(filters)
+        where, params = where_clause(filters)
         return [Candidate(i, s) for i, s in self._nearest(query, where, params, limit)]
 
     def nearest_in_project(
@@ -611,7 +509,7 @@ class PostgresStore(LedgerMethods):
         dim = self._dimension()
         if dim is None or not len(queries) or dim != queries.shape[1]:
             return found
-        cast = _cast(dim)
+        cast = vector_cast(dim)
         distance = f"(m.embedding::{cast} <=> q.v::{cast})"
         vectors = [Vector(np.asarray(q, dtype=np.float32)) for q in queries]
         with self._lock, self._errors(), self._conn.transaction():
