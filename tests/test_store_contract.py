@@ -18,7 +18,7 @@ import pytest
 from conftest import backends, run_cli, run_json
 
 import engram
-from engram.errors import ConflictError, NotFoundError, StoreError
+from engram.errors import ConflictError, NotFoundError, StoreError, StoreUnavailableError
 from engram.store.base import Filters, RecallEntry
 from engram.text import query_terms
 
@@ -295,3 +295,23 @@ def test_background_upkeep_reaches_the_same_store(store_target, clock):
         assert process is not None and process.wait(timeout=120) == 0
         assert "postgresql://" not in " ".join(map(str, process.args))
         assert mem.upkeep_runs(5)[0]["trigger"] == "manual"
+
+
+def test_a_postgresql_store_reconnects_after_losing_its_connection(clock):
+    """A server restart or failover drops a long-lived process's connection: the call in
+    flight fails as 'unavailable' (an adapter answers 503), the next one reconnects."""
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+    import psycopg
+
+    url = pg_support.fresh_url()
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        saved = mem.save("Deploys go through the release Makefile target").memory
+        pid = mem.store._conn.info.backend_pid
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(StoreUnavailableError):
+            mem.get(saved.id)
+        assert mem.get(saved.id).content == saved.content
+        assert mem.search("release makefile").results[0].memory.id == saved.id

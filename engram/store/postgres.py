@@ -77,23 +77,38 @@ class PostgresStore(LedgerMethods):
         self._url = url
         self.path = redacted_url(url)
         self._deadline = deadline if deadline is not None else current_deadline()
-        try:
-            self._conn = psycopg.connect(url, autocommit=True,
-                                         connect_timeout=self._connect_timeout())
-        except psycopg.Error as exc:
-            raise translate_error(exc, url) from None
         self._lock = threading.RLock()
         self._depth = 0
         self._dim: int | None = None
         self._reset_statistics()
+        self._connect(vectors=False)  # the vector type exists once the schema does
         try:
-            self._apply_deadline()
             self.upgraded_from = migrate(self._conn)
             self._register_vectors()
         except psycopg.Error as exc:
             self._conn.close()
             raise translate_error(exc, url) from None
         self._ledger = Ledger(self)
+
+    def _connect(self, *, vectors: bool = True) -> None:
+        import psycopg
+
+        try:
+            self._conn = psycopg.connect(self._url, autocommit=True,
+                                         connect_timeout=self._connect_timeout())
+            self._apply_deadline()
+            if vectors:
+                self._register_vectors()
+        except psycopg.Error as exc:
+            raise translate_error(exc, self._url) from None
+
+    def _usable(self) -> None:
+        """A long-lived server outlives its connection (a database restart, a failover, an
+        idle timeout): between transactions, a lost connection is opened again."""
+        if self._depth == 0 and (self._conn.closed or self._conn.broken):
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._connect()
 
     # --- plumbing ---------------------------------------------------------------------
 
@@ -131,12 +146,16 @@ class PostgresStore(LedgerMethods):
             raise translate_error(exc, self._url) from None
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        with self._lock, self._errors():
-            return self._conn.execute(sql, params)
+        with self._lock:
+            self._usable()
+            with self._errors():
+                return self._conn.execute(sql, params)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        with self._lock, self._errors():
-            return self._conn.execute(sql, params).fetchall()
+        with self._lock:
+            self._usable()
+            with self._errors():
+                return self._conn.execute(sql, params).fetchall()
 
     def close(self) -> None:
         with self._lock:
@@ -153,6 +172,7 @@ class PostgresStore(LedgerMethods):
                 finally:
                     self._depth -= 1
                 return
+            self._usable()
             with self._errors():
                 tx = self._conn.transaction()
                 tx.__enter__()
@@ -484,15 +504,21 @@ class PostgresStore(LedgerMethods):
         q = np.asarray(query, dtype=np.float32)
         cast = vector_cast(dim)  # the indexed expression, so the planner uses the HNSW index
         distance = f"(m.embedding::{cast} <=> %s::vector::{cast})"
-        with self._lock, self._errors(), self._conn.transaction():
+        with self._lock:
+            self._usable()
+            rows = self._walk(distance, where, [q, *params, q, limit])
+        return [(r[0], float(r[1])) for r in rows]
+
+    def _walk(self, distance: str, where: str, params: list[Any]) -> list[tuple]:
+        limit = params[-1]
+        with self._errors(), self._conn.transaction():
             self._conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
             # pgvector's default (40) finds ~95% of the exact top ten at 10K memories
             self._conn.execute(f"SET LOCAL hnsw.ef_search = {max(100, min(2 * limit, 1000))}")
-            rows = self._conn.execute(
+            return self._conn.execute(
                 f"SELECT m.id, 1 - {distance} FROM memories m"
                 f" WHERE m.embedding IS NOT NULL AND {where}"
-                f" ORDER BY {distance} LIMIT %s", (q, *params, q, limit)).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
+                f" ORDER BY {distance} LIMIT %s", params).fetchall()
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
         where, params = where_clause(filters)
