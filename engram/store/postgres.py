@@ -548,7 +548,7 @@ class PostgresStore(LedgerMethods):
             " WITH ORDINALITY AS q(v, p, i) CROSS JOIN LATERAL ("
             f" SELECT m.id, 1 - {distance} AS score FROM memories m"
             " WHERE m.embedding IS NOT NULL AND m.status = 'active'"
-            " AND (m.project = q.p OR (q.p IS NULL AND m.project IS NULL))"
+            " AND COALESCE(m.project, '') = COALESCE(q.p, '')"  # indexed; '' is no project
             f" ORDER BY {distance} LIMIT %s) h",
             (vectors, list(projects)[:len(vectors)], limit))
         for i, memory_id, score in rows:

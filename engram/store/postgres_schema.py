@@ -54,6 +54,7 @@ CREATE TABLE memories (
 );
 CREATE INDEX memories_status ON memories(status);
 CREATE INDEX memories_project ON memories(project);
+CREATE INDEX memories_project_key ON memories((COALESCE(project, '')), status);
 CREATE INDEX memories_norm ON memories(norm, project);
 CREATE INDEX memories_seq ON memories(seq);
 CREATE INDEX memories_created ON memories(created_at);
