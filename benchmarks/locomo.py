@@ -28,6 +28,7 @@ from typing import Any
 import click
 
 from .metrics import METRICS, Scores, percentile
+from .pg import postgres_database
 from .report import markdown_table, stamp, write_section
 
 REPO = Path(__file__).resolve().parent.parent
@@ -278,21 +279,6 @@ def _groups(category: int) -> list[str]:
     return groups
 
 
-def _postgres_database(server: str, name: str) -> str:
-    """A new, empty database for one conversation on the PostgreSQL server at `server`
-    (a URL whose database is an admin one, e.g. `postgres`)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    import psycopg
-
-    database = "engram_locomo_" + "".join(c if c.isalnum() else "_" for c in name.lower())
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{database}"')
-        conn.execute(f'CREATE DATABASE "{database}"')
-    parts = urlsplit(server)
-    return urlunsplit(parts._replace(path="/" + database))
-
-
 def run_conversation(
     conv: Conversation,
     run: Run,
@@ -310,7 +296,7 @@ def run_conversation(
     latest = max(t.when for t in conv.turns)
     now = datetime.now(UTC)
     clock_fn = (lambda: latest) if clock == "data" else (lambda: now)
-    target = (_postgres_database(server, conv.sample_id) if server
+    target = (postgres_database(server, f"locomo_{conv.sample_id}") if server
               else workdir / f"{conv.sample_id}.db")
     mem = engram.open(target, embedder=embedder, clock=clock_fn)
     # Automatic upkeep (GC, consolidation) is a separate concern: with the real clock its

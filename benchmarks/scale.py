@@ -40,6 +40,7 @@ from typing import Any
 import click
 
 from .metrics import percentile
+from .pg import hnsw_recall, postgres_database, server_rss_mb
 from .report import markdown_table, stamp, write_section
 from .synthetic import Generator
 
@@ -163,10 +164,14 @@ def _replicate(mem: Any, extra: int, seed: int) -> None:
 
 
 def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, runs: int,
-           queries: int, unique: int = 0, settle: float = 0.0) -> dict[str, Any]:
+           queries: int, unique: int = 0, settle: float = 0.0,
+           server: str | None = None) -> dict[str, Any]:
     """Build one store and measure it; runs in its own process."""
     import engram
     from engram.exchange import parse
+
+    if server:
+        unique = 0  # no row replication on PostgreSQL: every record is its own
 
     result: dict[str, Any] = {"size": size}
     gen = Generator(seed, projects=max(8, min(120, size // 400)))
@@ -177,8 +182,9 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
     query_texts = gen.queries(queries)
     tmp = Path(tempfile.mkdtemp(prefix="engram-scale-"))
     path = tmp / "memory.db"
+    target = postgres_database(server, f"scale_{size}") if server else str(path)
     try:
-        mem = engram.open(path, embedder=embedder_spec)
+        mem = engram.open(target, embedder=embedder_spec)
         mem.upkeep_mode = "off"  # no background GC/consolidation skewing the timings
         embedder = mem.embedder
         if embedder is not None:
@@ -217,16 +223,22 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
                 times.append((time.perf_counter() - t0) * 1000)
             result[f"{label}_p50_ms"] = round(percentile(times, 50), 2)
             result[f"{label}_p95_ms"] = round(percentile(times, 95), 2)
+        if server:
+            result["hnsw_recall_at_10"] = hnsw_recall(mem, query_texts[:50])
+            result["bytes_per_memory"] = round(mem.stats()["size_bytes"]
+                                               / max(result["memories"], 1))
+            result["server_rss_mb"] = server_rss_mb()
         mem.close()
-        with sqlite3.connect(path) as db:
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        result["bytes_per_memory"] = round(path.stat().st_size / max(result["memories"], 1))
+        if not server:
+            with sqlite3.connect(path) as db:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            result["bytes_per_memory"] = round(path.stat().st_size / max(result["memories"], 1))
         result["peak_rss_mb"] = round(
             resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
         )
 
         env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
-        env.update(ENGRAM_DB=str(path), ENGRAM_EMBEDDER=embedder_spec,
+        env.update(ENGRAM_DB=target, ENGRAM_EMBEDDER=embedder_spec,
                    ENGRAM_HOME=str(tmp / "home"))
         bare, _ = _timed_runs([sys.executable, "-c", "pass"], runs, env)
         result["python_ms"] = round(statistics.median(bare), 1)
@@ -374,6 +386,13 @@ def render(rows: list[dict[str, Any]], embedder: str, full: bool, sample: int,
     return "\n".join(lines)
 
 
+def render_postgres(rows: list[dict[str, Any]]) -> str:
+    return markdown_table(
+        ["memories", "HNSW recall@10 vs exact", "server RSS MB (all its processes)"],
+        [[f"{r['size']:,}", f"{r.get('hnsw_recall_at_10', float('nan')):.3f}",
+          f"{r.get('server_rss_mb', 0):.0f}"] for r in rows])
+
+
 @click.command("scale")
 @click.option("--sizes", default="1000,10000,100000", show_default=True,
               help="Comma-separated store sizes (e.g. 1000,10000).")
@@ -396,15 +415,18 @@ def render(rows: list[dict[str, Any]], embedder: str, full: bool, sample: int,
 @click.option("--settle", default=40.0, show_default=True, type=float,
               help="Seconds at most to wait for a quiet machine before each timed phase "
                    "(0: do not wait).")
+@click.option("--db", "server", default=None, metavar="URL",
+              help="Measure PostgreSQL: a postgresql:// URL of a server's admin database (a"
+                   " database per size is created there); default: SQLite files.")
 @click.option("--worker", "worker_size", type=int, hidden=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 def command(sizes: str, seed: int, sample: int, full: bool, embedder: str, runs: int,
             queries: int, unique: int, settle: float, write: bool, results_path: str | None,
-            worker_size: int | None, as_json: bool) -> None:
+            server: str | None, worker_size: int | None, as_json: bool) -> None:
     """Speed and footprint at 1K/10K/100K synthetic coding memories."""
     if worker_size is not None:
         click.echo(json.dumps(worker(worker_size, seed, sample, full, embedder, runs, queries,
-                                     unique, settle)))
+                                     unique, settle, server)))
         return
     rows = []
     for size in [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]:
@@ -414,7 +436,7 @@ def command(sizes: str, seed: int, sample: int, full: bool, embedder: str, runs:
             [sys.executable, "-m", "benchmarks.scale", "--worker", str(size), "--seed", str(seed),
              "--sample", str(sample), "--embedder", embedder, "--runs", str(runs),
              "--queries", str(queries), "--unique", str(unique), "--settle", str(settle),
-             *(["--full"] if full else [])],
+             *(["--full"] if full else []), *(["--db", server] if server else [])],
             capture_output=True, text=True, cwd=REPO,
             env={**os.environ, "PYTHONPATH": os.pathsep.join(
                 filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))},
@@ -423,10 +445,14 @@ def command(sizes: str, seed: int, sample: int, full: bool, embedder: str, runs:
             raise click.ClickException(f"worker for {size} failed:\n{proc.stderr[-2000:]}")
         rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     text = render(rows, embedder, full, sample, settle)
+    if server:
+        text += "\n\n" + render_postgres(rows)
     if write or results_path:
-        body = "## Speed and footprint at scale\n\n" + stamp() + "\n" + text
+        section, title = ("scale-postgres", "Speed and footprint at scale on PostgreSQL") \
+            if server else ("scale", "Speed and footprint at scale")
+        body = f"## {title}\n\n" + stamp() + "\n" + text
         kwargs = {"path": Path(results_path)} if results_path else {}
-        write_section("scale", body, **kwargs)
+        write_section(section, body, **kwargs)
     ctx = click.get_current_context().find_root()
     if as_json or (isinstance(ctx.obj, dict) and ctx.obj.get("json")):
         click.echo(json.dumps(rows, indent=2))
