@@ -255,15 +255,15 @@ class PostgresStore(LedgerMethods):
             self._dim = int(stored) if stored else None
         if self._dim is None:
             # The first vector fixes the dimension and its HNSW index (cosine).
-            cast = vector_cast(dim)
             if dim <= MAX_HALFVEC_INDEX_DIM:
-                ops = "halfvec_cosine_ops" if cast.startswith("halfvec") else "vector_cosine_ops"
                 self._execute(f"CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
-                              f" USING hnsw ((embedding::{cast}) {ops})")
+                              f" USING hnsw ((embedding::{vector_cast(dim)}) halfvec_cosine_ops)")
             self._execute("INSERT INTO meta(key, value) VALUES ('vector_dim', %s)"
                           " ON CONFLICT(key) DO NOTHING", (str(dim),))
             self._dim = int(self.get_meta("vector_dim") or dim)
-        return np.asarray(vector, dtype=np.float32)
+        from pgvector import HalfVector
+
+        return HalfVector(np.asarray(vector, dtype=np.float16))
 
     def _count_terms(self, old: Counter[str] | None, new: Counter[str] | None) -> None:
         """Corpus statistics BM25 needs (documents, total terms, each term's document
@@ -503,7 +503,7 @@ class PostgresStore(LedgerMethods):
             return []
         q = np.asarray(query, dtype=np.float32)
         cast = vector_cast(dim)  # the indexed expression, so the planner uses the HNSW index
-        distance = f"(m.embedding::{cast} <=> %s::vector::{cast})"
+        distance = f"(m.embedding::{cast} <=> %s::{cast})"
         with self._lock:
             self._usable()
             rows = self._walk(distance, where, [q, *params, q, limit])
@@ -535,16 +535,16 @@ class PostgresStore(LedgerMethods):
         ten of them, and dedup should not miss a twin.
         """
         import numpy as np
-        from pgvector import Vector
+        from pgvector import HalfVector
 
         found: list[list[Candidate]] = [[] for _ in projects]
         dim = self._dimension()
         if dim is None or not len(queries) or dim != queries.shape[1]:
             return found
         distance = "(m.embedding <=> q.v)"  # not the indexed expression: an exact scan
-        vectors = [Vector(np.asarray(q, dtype=np.float32)) for q in queries]
+        vectors = [HalfVector(np.asarray(q, dtype=np.float16)) for q in queries]
         rows = self._rows(
-            "SELECT q.i, h.id, h.score FROM unnest(%s::vector[], %s::text[])"
+            "SELECT q.i, h.id, h.score FROM unnest(%s::halfvec[], %s::text[])"
             " WITH ORDINALITY AS q(v, p, i) CROSS JOIN LATERAL ("
             f" SELECT m.id, 1 - {distance} AS score FROM memories m"
             " WHERE m.embedding IS NOT NULL AND m.status = 'active'"

@@ -3,8 +3,9 @@
 Each migration moves a database from version N-1 to N inside one transaction; append new
 ones, never edit a released one. Keywords are Engram's own analysed terms (the same
 stemming and language handling as SQLite's), indexed with the `simple` configuration so
-PostgreSQL adds no analysis of its own; vectors live in a pgvector column whose HNSW index
-is created once the first vector tells the dimension.
+PostgreSQL adds no analysis of its own; vectors live in a pgvector `halfvec` column (float16,
+as SQLite keeps them: half the disk, and rows small enough to stay out of TOAST) whose HNSW
+index is created once the first vector tells the dimension.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ CREATE TABLE memories (
     terms_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED,
     terms_len INTEGER NOT NULL DEFAULT 0,
     term_counts JSONB NOT NULL DEFAULT '{}',
-    embedding VECTOR
+    embedding HALFVEC
 );
 CREATE INDEX memories_status ON memories(status);
 CREATE INDEX memories_project ON memories(project);

@@ -12,7 +12,6 @@ from ..errors import StoreError, StoreUnavailableError
 from ..model import Memory, stored_memory, stored_meta, stored_strings
 from .base import Filters
 
-MAX_VECTOR_INDEX_DIM = 2_000
 MAX_HALFVEC_INDEX_DIM = 4_000
 
 
@@ -101,12 +100,10 @@ def where_clause(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
 
 
 def vector_cast(dim: int) -> str:
-    """How vectors of this dimension are indexed: pgvector's HNSW takes `vector` up to
-    2,000 dimensions and `halfvec` up to 4,000 (OpenAI's 3,072-dimension models); beyond
-    that searches are exact scans of `vector`."""
-    if MAX_VECTOR_INDEX_DIM < dim <= MAX_HALFVEC_INDEX_DIM:
-        return f"halfvec({dim})"
-    return f"vector({dim})"
+    """The typed expression vectors of this dimension are indexed and searched as:
+    pgvector's HNSW takes `halfvec` up to 4,000 dimensions (OpenAI's 3,072 included);
+    beyond that searches are exact scans."""
+    return f"halfvec({dim})"
 
 
 def tsquery_term(alternative: str) -> str | None:
