@@ -280,3 +280,15 @@ def test_an_import_with_no_usable_record_exits_1(any_cli_env, tmp_path):
     mixed.write_bytes(b'{"content": "Deploys need a green CI run"}\n\xff\n')
     proc = run_cli(any_cli_env, "import", str(mixed))
     assert proc.returncode == 0 and "line 2:" in proc.stderr
+
+
+def test_every_listing_takes_n_and_limit_as_well_as_k(any_cli_env):
+    for i in range(4):
+        run_json(any_cli_env, "add", f"Service number {i} restarts nightly", "--project", "ops")
+    assert len(run_json(any_cli_env, "search", "service restarts", "-k", "2")["results"]) == 2
+    assert len(run_json(any_cli_env, "search", "service restarts", "-n", "3")["results"]) == 3
+    assert len(run_json(any_cli_env, "search", "service restarts", "--limit", "1")
+               ["results"]) == 1
+    assert len(run_json(any_cli_env, "list", "-n", "2")) == 2
+    assert len(run_json(any_cli_env, "list", "--limit", "3")) == 3
+    assert run_cli(any_cli_env, "log", "-n", "5").returncode == 0

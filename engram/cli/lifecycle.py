@@ -144,7 +144,7 @@ def forget(memory_ids: tuple[str, ...], sweep: bool, threshold: float | None,
 @click.command()
 @click.option("--since", help="Only recalls from this date on (ISO or 'yesterday', '7d').")
 @click.option("--caller", help="Only recalls by hook, mcp, api, ….")
-@click.option("--limit", default=100, show_default=True, type=int)
+@click.option("-n", "--limit", default=100, show_default=True, type=int)
 @json_option
 @handle_errors
 def log(since: str | None, caller: str | None, limit: int, as_json: bool) -> None:

@@ -110,7 +110,8 @@ def add(
 
 @click.command()
 @click.argument("query")
-@click.option("-k", "k", default=10, show_default=True, type=int, help="How many results.")
+@click.option("-k", "-n", "--limit", "k", default=10, show_default=True, type=int,
+              help="How many results.")
 @click.option("--project", help="Only this project (and global memories).")
 @click.option("--type", "types", multiple=True, help="Only these types (repeatable).")
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
@@ -209,7 +210,7 @@ def history(memory_id: str, as_json: bool) -> None:
 @click.option("--pinned/--not-pinned", default=None)
 @click.option("--since")
 @click.option("--until")
-@click.option("--limit", default=50, show_default=True, type=int)
+@click.option("-n", "--limit", default=50, show_default=True, type=int)
 @click.option("--offset", default=0, type=int)
 @click.option(
     "--order",
