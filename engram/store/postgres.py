@@ -206,9 +206,9 @@ class PostgresStore(LedgerMethods):
         minutes later; a search right after an import should not wait for it.
         """
         with contextlib.suppress(StoreError):
-            seq, docs = self._rows("SELECT COALESCE(MAX(seq), 0), (SELECT docs FROM corpus)"
-                                   " FROM memories")[0]
-            mark = self.get_meta(_ANALYZED_KEY)
+            seq, docs, mark = self._rows(
+                "SELECT COALESCE(MAX(seq), 0), (SELECT docs FROM corpus),"
+                " (SELECT value FROM meta WHERE key = %s) FROM memories", (_ANALYZED_KEY,))[0]
             if mark is not None and mark.isdigit() and (
                 seq - int(mark) < max(ANALYZE_AFTER, docs // 10)
             ):
@@ -250,10 +250,7 @@ class PostgresStore(LedgerMethods):
         import numpy as np
 
         dim = int(vector.shape[0])
-        if self._dim is None:
-            stored = self.get_meta("vector_dim")
-            self._dim = int(stored) if stored else None
-        if self._dim is None:
+        if self._dimension() is None:
             # The first vector fixes the dimension and its HNSW index (cosine).
             if dim <= MAX_HALFVEC_INDEX_DIM:
                 self._execute(f"CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
