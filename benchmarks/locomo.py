@@ -301,7 +301,7 @@ def run_conversation(
     mem = engram.open(target, embedder=embedder, clock=clock_fn)
     # Automatic upkeep (GC, consolidation) is a separate concern: with the real clock its
     # GC would archive 2023 episodes as decayed right after they are saved.
-    mem.upkeep_mode = "off"
+    mem.lifecycle.upkeep_mode = "off"
     try:
         started = time.perf_counter()
         memory_of: dict[str, str] = {}

@@ -81,8 +81,10 @@ def _jitter(vectors: Any, rng: Any) -> Any:
 
 
 def _bulk_fill(mem: Any, records: list[dict[str, Any]], embedder: Any, full: bool) -> None:
-    """Fill the store the way `_save_one` writes rows, without the per-record dedup scan."""
+    """Fill the store the way `save_one` writes rows, without the per-record dedup scan."""
     import numpy as np
+
+    from engram.service.records import prepare
 
     if not records:
         return
@@ -93,7 +95,7 @@ def _bulk_fill(mem: Any, records: list[dict[str, Any]], embedder: Any, full: boo
     chunk_size = 512
     for start in range(0, len(records), chunk_size):
         chunk = records[start : start + chunk_size]
-        prepared = [mem._prepare(dict(r), now=now) for r in chunk]
+        prepared = [prepare(dict(r), now=now) for r in chunk]
         vectors = None
         if embedder is not None:
             texts = [mem.embedding_text(m) for m, _ in prepared]
@@ -185,7 +187,7 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
     target = postgres_database(server, f"scale_{size}") if server else str(path)
     try:
         mem = engram.open(target, embedder=embedder_spec)
-        mem.upkeep_mode = "off"  # no background GC/consolidation skewing the timings
+        mem.lifecycle.upkeep_mode = "off"  # no background GC/consolidation skewing the timings
         embedder = mem.embedder
         if embedder is not None:
             embedder.embed(["warm up the model"])  # the cold model load is not ingest

@@ -118,11 +118,11 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         from .hooks.handlers import handle
 
         with self._work:
-            self.service.defer = after.append
+            self.service.lifecycle.defer = after.append
             try:
                 output = handle(self.service, request, after)
             finally:
-                self.service.defer = None
+                self.service.lifecycle.defer = None
             self.served += 1
         return {"ok": True, "output": output}
 
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"engram worker {os.getpid()} cannot serve: {exc}")
         lock.close()
         return 1
-    service.long_lived = True  # upkeep runs in a thread here, not a new process
+    service.lifecycle.long_lived = True  # upkeep runs in a thread here, not a new process
     _warm(service)
     server = WorkerServer(path, service, idle_seconds(config))
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())

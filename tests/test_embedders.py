@@ -111,14 +111,15 @@ def test_bundled_deterministic(bundled: Embedder) -> None:
 
 
 def test_bundled_matches_reference_similarities(bundled: Embedder) -> None:
-    """sentence-transformers documents 0.6660 / 0.1046 / 0.1411 for these (fp32);
-    int8 weights with int8 compute stay within 0.02 (0.660 / 0.120 / 0.148 measured)."""
+    """sentence-transformers documents 0.6660 / 0.1046 / 0.1411 for these (fp32).
+    int8 weights with int8 compute stay within 0.03; the int8 kernels differ by CPU
+    (0.660 / 0.120 / 0.148 with AVX-512 VNNI, 0.645 / 0.109 / 0.137 with AVX2 only)."""
     a, b, c = bundled.embed(
         ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
     )
-    assert cos(a, b) == pytest.approx(0.6660, abs=0.02)
-    assert cos(a, c) == pytest.approx(0.1046, abs=0.02)
-    assert cos(b, c) == pytest.approx(0.1411, abs=0.02)
+    assert cos(a, b) == pytest.approx(0.6660, abs=0.03)
+    assert cos(a, c) == pytest.approx(0.1046, abs=0.03)
+    assert cos(b, c) == pytest.approx(0.1411, abs=0.03)
 
 
 def test_bundled_paraphrase_ordering(bundled: Embedder) -> None:
@@ -549,11 +550,11 @@ def test_upkeep_re_embeds_a_store_of_the_previous_model_after_a_save(
     monkeypatch.setattr(fp32_reference, "name", previous)
     db = _store_made_by(fp32_reference, tmp_path / "memory.db", STRIPE)
     with engram.open(db, embedder=bundled) as new:
-        new.upkeep_mode = "inline"
+        new.lifecycle.upkeep_mode = "inline"
         assert new.reembed_due
         assert "automatic upkeep" in new.search("Stripe").notes[0]
         new.save(PNPM)  # upkeep runs after this save
-        assert new.upkeep_error is None
+        assert new.lifecycle.upkeep_error is None
         assert not new.reembed_due
         assert new.upkeep_runs(1)[0]["report"]["reembedded"] == 2
         _found_by_meaning(new)
@@ -570,7 +571,7 @@ def test_an_unrelated_model_is_not_re_embedded_behind_the_users_back(
 
     db = _store_made_by("fake", tmp_path / "memory.db", STRIPE)
     with engram.open(db, embedder=bundled) as new:
-        new.upkeep_mode = "inline"
+        new.lifecycle.upkeep_mode = "inline"
         assert not new.reembed_due
         new.save(PNPM)
         assert new.store.get_meta("embedder").startswith("fake")

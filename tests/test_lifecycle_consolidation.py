@@ -122,7 +122,7 @@ def test_only_aging_episodic_memories_of_one_project_and_type_merge(lc, clock):
 
 def test_keyword_only_store_consolidates_by_shared_words(tmp_path, clock):
     with engram.open(tmp_path / "kw.db", embedder="none", clock=clock) as service:
-        service.upkeep_mode = "off"
+        service.lifecycle.upkeep_mode = "off"
         sources = seed_login_summaries(service, clock)
         clock.advance(days=30)
         dry = service.consolidate(dry_run=True, similarity=0.5)
@@ -147,7 +147,7 @@ def test_bundled_model_groups_paraphrased_summaries_at_the_default_threshold(
         "Fixed flaky cart tests by freezing time in the total calculation tests.",
     ]
     with engram.open(tmp_path / "b.db", embedder=bundled, clock=clock) as service:
-        service.upkeep_mode = "off"
+        service.lifecycle.upkeep_mode = "off"
         ids = [service.save(t, type="task_summary", project="shop").memory.id for t in texts]
         clock.advance(days=30)
         report = service.consolidate()
@@ -188,7 +188,7 @@ def test_a_configured_llm_summariser_writes_the_merge_and_failures_fall_back(
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         monkeypatch.setenv("OLLAMA_HOST", f"http://127.0.0.1:{server.server_port}")
-        lc.lifecycle_settings = replace(lc.lifecycle_settings, summariser="ollama:tiny")
+        lc.lifecycle.settings = replace(lc.lifecycle.settings, summariser="ollama:tiny")
         sources = seed_login_summaries(lc, clock)
         clock.advance(days=20)
         dry = lc.consolidate(dry_run=True)

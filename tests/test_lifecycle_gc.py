@@ -203,7 +203,7 @@ def test_a_memory_edited_between_plan_and_apply_is_left_alone(lc, clock):
     edited = lc.save("Paired with Sam on checkout", type="episode").memory
     used = lc.save("Paired with Kim on search", type="episode").memory
     clock.advance(days=200)
-    report = gc.plan(lc, lc.lifecycle_settings, dry_run=False)
+    report = gc.plan(lc, lc.lifecycle.settings, dry_run=False)
     assert set(report.writes) == {edited.id, used.id}
     lc.update(edited.id, in_place=True, tags=["still-relevant"])  # someone else, meanwhile
     lc.mark_used([used.id])  # a recall meanwhile only bumps access statistics

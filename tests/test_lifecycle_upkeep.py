@@ -17,7 +17,7 @@ from engram.lifecycle import upkeep
 @pytest.fixture
 def lc(store_path, clock):
     service = open_service(store_path, clock)
-    service.lifecycle_settings = replace(service.lifecycle_settings, upkeep_every=5)
+    service.lifecycle.settings = replace(service.lifecycle.settings, upkeep_every=5)
     yield service
     service.close()
 
@@ -27,7 +27,7 @@ def finished_runs(service):
 
 
 def test_upkeep_runs_in_a_background_thread_after_n_saves(lc, clock, monkeypatch):
-    lc.upkeep_mode = "thread"
+    lc.lifecycle.upkeep_mode = "thread"
     release = threading.Event()
     started = threading.Event()
     real_run = upkeep.run
@@ -43,12 +43,12 @@ def test_upkeep_runs_in_a_background_thread_after_n_saves(lc, clock, monkeypatch
     clock.advance(hours=1)
     for i in range(4):  # four writes since the baseline: not due yet
         lc.save(f"Note number {i} about the release", type="episode")
-    assert not started.is_set() and lc._upkeep_thread is None
+    assert not started.is_set() and lc.lifecycle.upkeep_thread is None
     lc.save("The fifth write since the baseline", type="episode")  # due now
     # save() has returned while upkeep is still blocked: it did not run in the save
     assert started.wait(10)
-    assert lc._upkeep_thread is not None and lc._upkeep_thread.is_alive()
-    assert lc._upkeep_thread is not threading.current_thread()
+    assert lc.lifecycle.upkeep_thread is not None and lc.lifecycle.upkeep_thread.is_alive()
+    assert lc.lifecycle.upkeep_thread is not threading.current_thread()
     assert finished_runs(lc) == []
     assert lc.resolve(expired.id).status == "active"
     release.set()
@@ -63,12 +63,12 @@ def test_upkeep_runs_in_a_background_thread_after_n_saves(lc, clock, monkeypatch
 
 
 def test_short_lived_processes_hand_upkeep_to_a_detached_process(lc, clock):
-    lc.upkeep_mode = "subprocess"
+    lc.lifecycle.upkeep_mode = "subprocess"
     expired = lc.save("Deploy freeze until Friday", type="todo",
                       expires_at=clock.now.replace(day=20)).memory
     for i in range(5):
         lc.save(f"Release note number {i}", type="episode")
-    process = lc._upkeep_process
+    process = lc.lifecycle.upkeep_process
     assert process is not None
     assert lc.wait_for_upkeep(90) and process.returncode == 0
     [run] = finished_runs(lc)
@@ -77,7 +77,7 @@ def test_short_lived_processes_hand_upkeep_to_a_detached_process(lc, clock):
 
 
 def test_daily_upkeep_and_inline_mode(lc, clock):
-    lc.upkeep_mode = "inline"
+    lc.lifecycle.upkeep_mode = "inline"
     lc.save("First note", type="episode")  # starts the counters
     clock.advance(hours=23)
     lc.save("Second note", type="episode")
@@ -130,14 +130,14 @@ def test_upkeep_mode_resolution(store_path, clock, monkeypatch):
         assert upkeep.resolve_mode(simulated) == "off"  # an injected clock: deterministic
     with engram.open(store_path, embedder="none") as real:
         assert upkeep.resolve_mode(real) == "subprocess"
-        real.long_lived = True
+        real.lifecycle.long_lived = True
         assert upkeep.resolve_mode(real) == "thread"
     monkeypatch.setenv("ENGRAM_UPKEEP", "off")
     with engram.open(store_path, embedder="none") as real:
         assert upkeep.resolve_mode(real) == "off"
         for i in range(60):
             real.save(f"Saved note {i}", type="episode")
-        assert real._upkeep_process is None and real._upkeep_thread is None
+        assert real.lifecycle.upkeep_process is None and real.lifecycle.upkeep_thread is None
         assert real.upkeep_runs() == []
 
 
@@ -175,7 +175,7 @@ def test_a_failing_upkeep_never_fails_a_save_and_waits_for_the_next_trigger(
 ):
     from engram.lifecycle import gc
 
-    lc.upkeep_mode = "inline"
+    lc.lifecycle.upkeep_mode = "inline"
     calls = []
 
     def broken(*args, **kwargs):
@@ -186,7 +186,7 @@ def test_a_failing_upkeep_never_fails_a_save_and_waits_for_the_next_trigger(
     lc.save("First note", type="episode")
     for i in range(5):
         lc.save(f"Note {i} that makes upkeep due", type="episode")
-    assert calls == [1] and "disk on fire" in str(lc.upkeep_error)
+    assert calls == [1] and "disk on fire" in str(lc.lifecycle.upkeep_error)
     assert lc.count() == 6
     lc.save("Another note", type="episode")  # not retried after every save
     assert calls == [1]

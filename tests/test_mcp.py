@@ -440,7 +440,7 @@ def test_searches_are_recorded_as_mcp_recalls(tmp_path: Path) -> None:
 
     mem = engram.open(tmp_path / "memory.db", embedder=FAST)
     callers: list[str] = []
-    mem._record_recall = lambda caller, query, response: callers.append(caller)
+    mem.lifecycle.record_recall = lambda caller, query, response: callers.append(caller)
     mem.save("We use SQLite with WAL.", type="decision", project="p")
     server = build_server(mem, default_project="p")
 

@@ -190,10 +190,10 @@ def test_fts_sorted_plan_falls_back_when_the_best_matches_are_filtered_out(mem, 
 def test_a_large_import_leaves_a_compact_keyword_index(tmp_path: Path, clock, monkeypatch):
     """Each import transaction adds an FTS5 segment that every keyword lookup visits; the
     import ends by merging them, and no search result changes."""
-    from engram import service
     from engram.exchange import parse
+    from engram.service import importing
 
-    monkeypatch.setattr(service, "IMPORT_BATCH", 256)  # six transactions, not two
+    monkeypatch.setattr(importing, "IMPORT_BATCH", 256)  # six transactions, not two
 
     text = "".join(
         json.dumps({"content": f"{TOPICS[i % len(TOPICS)]} (import {i})",

@@ -195,7 +195,7 @@ def _fill(mem) -> int:
 
 def test_a_full_disk_is_a_store_unavailable_error_and_loses_nothing(store_path):
     mem = engram.open(store_path, embedder="none")
-    mem.upkeep_mode = "off"
+    mem.lifecycle.upkeep_mode = "off"
     saved = [mem.save(f"memory {i} about the deploy pipeline").memory.id for i in range(20)]
     _fill(mem)
     with pytest.raises(StoreUnavailableError, match="is full") as caught:
@@ -215,7 +215,7 @@ def test_a_full_disk_is_a_store_unavailable_error_and_loses_nothing(store_path):
 
 def test_a_full_disk_fails_an_import_whole_not_halfway(store_path):
     mem = engram.open(store_path, embedder="none")
-    mem.upkeep_mode = "off"
+    mem.lifecycle.upkeep_mode = "off"
     mem.save("the one memory before")
     _fill(mem)
     records = [(i + 1, {"content": f"imported {i} " + "padding " * 100}) for i in range(300)]
@@ -295,7 +295,7 @@ def test_a_file_that_is_not_a_store_is_a_store_error(tmp_path):
 def test_a_store_damaged_inside_is_a_store_error_on_read(tmp_path):
     path = tmp_path / "memory.db"
     with engram.open(path, embedder="none") as mem:
-        mem.upkeep_mode = "off"
+        mem.lifecycle.upkeep_mode = "off"
         mem.import_records([(i + 1, {"content": f"memory number {i} about kafka " * 20})
                             for i in range(400)])
     size = path.stat().st_size
@@ -332,7 +332,7 @@ def write_locked(store_path):
 def test_a_deadline_bounds_the_wait_for_a_locked_store(write_locked):
     started = time.monotonic()
     mem = engram.open(write_locked, embedder="none", deadline=started + 0.8)
-    mem.upkeep_mode = "off"
+    mem.lifecycle.upkeep_mode = "off"
     assert mem.search("refunds").results  # reads go on beside the writer (WAL)
     with pytest.raises(StoreUnavailableError, match="busy"):
         mem.save("a memory that has to wait for the lock")
@@ -345,7 +345,7 @@ def test_stores_opened_in_a_bounded_block_inherit_its_deadline(write_locked):
     started = time.monotonic()
     with bounded(started + 0.5):
         mem = engram.open(write_locked, embedder="none")
-    mem.upkeep_mode = "off"
+    mem.lifecycle.upkeep_mode = "off"
     with pytest.raises(StoreUnavailableError):
         mem.save("a memory that has to wait for the lock")
     assert time.monotonic() - started < 1.3

@@ -39,7 +39,7 @@ def mcp(http: bool, host: str, port: int) -> None:
     from ..mcp.server import build_server, run_http, run_stdio
 
     service = open_service()
-    service.long_lived = True  # upkeep runs in a thread of this process, not a new one
+    service.lifecycle.long_lived = True  # upkeep runs in a thread of this process, not a new one
     server = build_server(service, default_project=os.environ.get("ENGRAM_PROJECT") or None)
     try:
         if http:

@@ -63,7 +63,7 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
     engram = open_service()
-    engram.long_lived = True  # upkeep runs in a thread of this process, not a new one
+    engram.lifecycle.long_lived = True  # upkeep runs in a thread of this process, not a new one
     app = create_app(engram, token=token, bind_host=host, cors_origins=cors_origins,
                      max_body=max_body)
     sock = _bind(host, port)

@@ -67,7 +67,7 @@ def handle_in_process(request: dict[str, Any]) -> dict[str, Any] | None:
     fast = request.get("event") in FAST_EVENTS
     service = engram.open(embedder="none" if fast else None)
     after: list[Callable[[], Any]] = []
-    service.defer = after.append
+    service.lifecycle.defer = after.append
     try:
         output = handle(service, request, after)
         for job in after:

@@ -23,7 +23,7 @@ MAX_QUERY_CHARS = 2000
 
 
 def record(service: Engram, caller: str, query: str, response: SearchResponse) -> bool:
-    settings = service.lifecycle_settings
+    settings = service.lifecycle.settings
     if not settings.audit:
         return False
     now = service.clock()
@@ -52,7 +52,7 @@ def recalls(service: Engram, *, since: datetime | None = None, caller: str | Non
 
 
 def prune(service: Engram) -> int:
-    retention = service.lifecycle_settings.audit_retention_days
+    retention = service.lifecycle.settings.audit_retention_days
     if retention <= 0:
         return 0
     return service.store.prune_recalls(service.clock() - timedelta(days=retention))

@@ -38,7 +38,7 @@ def _layer_counts(service: Engram, now: datetime, floor: float) -> dict[str, Any
 
 def summary(service: Engram) -> dict[str, Any]:
     """Cheap enough for every `stats` call: a few aggregate queries."""
-    settings = service.lifecycle_settings
+    settings = service.lifecycle.settings
     counts = _layer_counts(service, service.clock(), settings.decay_floor)
     store = service.store
     archived_by: Counter[str] = Counter()

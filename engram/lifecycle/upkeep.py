@@ -28,18 +28,18 @@ LEASE = timedelta(minutes=30)
 
 
 def resolve_mode(service: Engram) -> str:
-    """explicit (service.upkeep_mode) > ENGRAM_UPKEEP / config > auto.
+    """explicit (service.lifecycle.upkeep_mode) > ENGRAM_UPKEEP / config > auto.
 
     auto: off when the service runs on an injected clock (a simulation or a test: work
     in the background would make it nondeterministic, and another process would not
     share its clock), a thread in long-lived processes, else a detached process.
     """
-    mode = service.upkeep_mode or service.lifecycle_settings.upkeep_mode
+    mode = service.lifecycle.upkeep_mode or service.lifecycle.settings.upkeep_mode
     if mode != "auto":
         return mode
     if service.clock is not utcnow:
         return "off"
-    if service.long_lived or service.store.ephemeral:
+    if service.lifecycle.long_lived or service.store.ephemeral:
         return "thread"
     return "subprocess"
 
@@ -48,7 +48,7 @@ def due(service: Engram) -> str | None:
     """The trigger ("saves" or "daily") if upkeep should run now, else None."""
     if service.reembed_due:
         return "reembed"
-    settings = service.lifecycle_settings
+    settings = service.lifecycle.settings
     store = service.store
     now = service.clock()
     last = store.last_upkeep()
@@ -69,7 +69,7 @@ def due(service: Engram) -> str | None:
 def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
     """GC, consolidation, recall-log pruning, keyword-index merging; in upkeep_runs."""
     store = service.store
-    settings = service.lifecycle_settings
+    settings = service.lifecycle.settings
     now = service.clock()
     run_id = store.claim_upkeep(trigger, now, now - LEASE)
     if run_id is None:

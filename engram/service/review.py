@@ -10,18 +10,17 @@ thing) are found again on demand, so that the owner can supersede one or keep bo
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConflictError, ValidationError
-from .identity import CONFLICT_SIMILARITY
-from .model import Memory, merge_unique, to_iso, validate_project
+from ..errors import ConflictError, ValidationError
+from ..identity import CONFLICT_SIMILARITY
+from ..model import Memory, merge_unique, to_iso, validate_project
 
 if TYPE_CHECKING:
-    from .embedders import Embedder
-    from .store.base import Store
+    from .engram import Engram
 
 # What hooks capture without a person or an agent choosing to save it.
 CAPTURED_PROVENANCES: tuple[str, ...] = ("hook", "checkpoint")
@@ -68,36 +67,23 @@ def _page_args(limit: Any, offset: Any, *, most: int = 500) -> tuple[int, int]:
     return min(limit, most), offset
 
 
-class ReviewMixin:
-    """Review capabilities of the service (mixed into `engram.service.Engram`)."""
+class Review:
+    """The review part of one service: what the owner does with captured memories."""
 
-    if TYPE_CHECKING:
-        store: Store
-        clock: Callable[[], datetime]
-
-        @property
-        def embedder(self) -> Embedder | None: ...
-
-        def resolve(self, memory_id: str) -> Memory: ...
-        def confirm(self, memory_id: str) -> Memory: ...
-        def archive(self, memory_id: str) -> Memory: ...
-        def filters(self, **kwargs: Any) -> Any: ...
-        def list(self, **kwargs: Any) -> list[Memory]: ...
-
-        @staticmethod
-        def embedding_text(memory: Memory) -> str: ...
+    def __init__(self, service: Engram) -> None:
+        self.service = service
 
     # --- the review queue -------------------------------------------------------------
 
     def _captured(self, project: str | None) -> Iterator[Memory]:
         """Active captured memories, newest first, read in batches."""
-        from .store.base import Filters
+        from ..store.base import Filters
 
         filters = Filters(project=project, include_global=False,
                           provenances=CAPTURED_PROVENANCES)
         offset = 0
         while True:
-            batch = self.store.list(filters, _SCAN_BATCH, offset, "newest")
+            batch = self.service.store.list(filters, _SCAN_BATCH, offset, "newest")
             yield from batch
             if len(batch) < _SCAN_BATCH:
                 return
@@ -123,21 +109,21 @@ class ReviewMixin:
         """Take a memory off the review queue, noting what the owner decided."""
         if outcome not in REVIEW_OUTCOMES:
             raise ValidationError("outcome", f"use one of: {', '.join(REVIEW_OUTCOMES)}")
-        memory = self.resolve(memory_id)
-        now = self.clock()
+        memory = self.service.resolve(memory_id)
+        now = self.service.clock()
         meta = {**memory.meta, "reviewed_at": to_iso(now), "review": outcome}
         changed = memory.evolve(meta=meta, updated_at=now)
-        self.store.update(changed)
+        self.service.store.update(changed)
         return changed
 
     def approve(self, memory_id: str) -> Memory:
         """The owner vouches for a captured memory: more confidence, off the queue."""
-        memory = self.confirm(memory_id)
+        memory = self.service.confirm(memory_id)
         return self.mark_reviewed(memory.id, "approved")
 
     def dismiss(self, memory_id: str) -> Memory:
         """The owner rejects a captured memory: archived (restorable), off the queue."""
-        memory = self.archive(memory_id)
+        memory = self.service.archive(memory_id)
         return self.mark_reviewed(memory.id, "rejected")
 
     # --- possible conflicts -----------------------------------------------------------
@@ -152,28 +138,29 @@ class ReviewMixin:
         so the cost grows with `scan` × store size (≈ 20 ms per scanned memory at 10,000
         memories). Pairs the owner chose to keep (`meta.distinct_from`) are not shown again.
         """
-        from .store.base import Filters
+        from ..store.base import Filters
 
         limit, _ = _page_args(limit, 0, most=200)
         scan, _ = _page_args(scan, 0, most=2000)
         project = validate_project(project)
-        embedder = self.embedder
+        embedder = self.service.embedder
         if embedder is None or limit == 0:
             return []
-        recent = self.store.list(
+        recent = self.service.store.list(
             Filters(project=project, include_global=project is None), scan, 0, "newest"
         )
         if not recent:
             return []
-        vectors = embedder.embed([self.embedding_text(m) for m in recent])
+        vectors = embedder.embed([self.service.embedding_text(m) for m in recent])
         pairs: dict[frozenset[str], ConflictPair] = {}
         for memory, vector in zip(recent, vectors, strict=True):
-            hits = self.store.vector_search(
+            hits = self.service.store.vector_search(
                 vector,
                 Filters(project=memory.project, include_global=False, types=(memory.type,)),
                 6,
             )
-            others = self.store.get_many([h.memory_id for h in hits if h.memory_id != memory.id])
+            others = self.service.store.get_many(
+                [h.memory_id for h in hits if h.memory_id != memory.id])
             for hit in hits:
                 other = others.get(hit.memory_id)
                 if other is None or hit.score < CONFLICT_SIMILARITY:
@@ -190,7 +177,7 @@ class ReviewMixin:
 
     def supersede(self, old_id: str, new_id: str) -> Memory:
         """Link two existing memories as versions: `new` replaces `old` (a conflict resolved)."""
-        old, new = self.resolve(old_id), self.resolve(new_id)
+        old, new = self.service.resolve(old_id), self.service.resolve(new_id)
         if old.id == new.id:
             raise ValidationError("new_id", "a memory cannot supersede itself")
         for memory in (old, new):
@@ -201,27 +188,27 @@ class ReviewMixin:
                 f"memory {new.id} already supersedes {new.supersedes}; supersede its newest "
                 "version instead"
             )
-        now = self.clock()
-        with self.store.transaction():
-            self.store.update(old.evolve(status="superseded", superseded_by=new.id,
+        now = self.service.clock()
+        with self.service.store.transaction():
+            self.service.store.update(old.evolve(status="superseded", superseded_by=new.id,
                                          updated_at=now))
             linked = new.evolve(supersedes=old.id, updated_at=now)
-            self.store.update(linked)
+            self.service.store.update(linked)
         return linked
 
     def keep_both(self, first_id: str, second_id: str) -> tuple[Memory, Memory]:
         """The owner says two similar memories are both right: stop flagging the pair."""
-        first, second = self.resolve(first_id), self.resolve(second_id)
+        first, second = self.service.resolve(first_id), self.service.resolve(second_id)
         if first.id == second.id:
             raise ValidationError("second_id", "choose two different memories")
-        now = self.clock()
+        now = self.service.clock()
         changed = []
-        with self.store.transaction():
+        with self.service.store.transaction():
             for memory, other in ((first, second), (second, first)):
                 kept = tuple(memory.meta.get("distinct_from") or ())
                 meta = {**memory.meta, "distinct_from": list(merge_unique(kept, (other.id,)))}
                 updated = memory.evolve(meta=meta, updated_at=now)
-                self.store.update(updated)
+                self.service.store.update(updated)
                 changed.append(updated)
         return changed[0], changed[1]
 
@@ -229,11 +216,11 @@ class ReviewMixin:
 
     def overview(self, *, weeks: int = 26, top: int = 10) -> dict[str, Any]:
         """Numbers for the dashboard's overview: growth, recall and decay at a glance."""
-        from .ranking import decay
+        from ..ranking import decay
 
         weeks, _ = _page_args(weeks, 0, most=520)
         top, _ = _page_args(top, 0, most=100)
-        now = self.clock()
+        now = self.service.clock()
         this_week = (now - timedelta(days=now.weekday())).replace(
             hour=0, minute=0, second=0, microsecond=0)
         starts = [this_week - timedelta(weeks=n) for n in range(weeks - 1, -1, -1)]
@@ -242,7 +229,7 @@ class ReviewMixin:
         by_project: dict[str, Counter[int]] = defaultdict(Counter)
         project_totals: Counter[str] = Counter()
         fading: list[tuple[float, Memory]] = []
-        for memory in self.store.iter_all():
+        for memory in self.service.store.iter_all():
             if memory.status == "deleted":
                 continue
             project = memory.project or "(global)"
@@ -259,7 +246,7 @@ class ReviewMixin:
         def series(counts: dict[str, Counter[int]], names: list[str]) -> dict[str, list[int]]:
             return {name: [counts[name][i] for i in range(weeks)] for name in names}
 
-        recalled = self.store.list(self.filters(), top, 0, "accessed")
+        recalled = self.service.store.list(self.service.filters(), top, 0, "accessed")
         return {
             "now": to_iso(now),
             "weeks": [to_iso(s) for s in starts],
@@ -274,7 +261,7 @@ class ReviewMixin:
                 for value, m in fading[:top]
             ],
             "review_pending": self.review_queue(0, 0).total,
-            "stats": self.store.stats(),
+            "stats": self.service.store.stats(),
         }
 
 

@@ -1,0 +1,152 @@
+"""Saving: the dedup and supersede rules every new memory passes.
+
+A new memory that repeats an active one of its project (same normalised text, or a
+vector this close without a distinguishing detail) merges into it; one that reads close
+to a memory of the same type is saved and reported as a possible conflict.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConflictError
+from ..identity import CONFLICT_SIMILARITY, DUPLICATE_SIMILARITY, distinguishing, new_id
+from ..model import Memory, merge_unique
+from ..store.base import Candidate, Store
+from ..text import normalize_for_dedup
+from .records import embedding_text, index_terms_of, prepare
+from .results import Conflict, SaveResult
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .engram import Engram
+
+
+class Neighbours:
+    """Similar memories for each item of a save batch, found with one matrix product.
+
+    Covers the store as it was before the batch and the batch's own earlier items, so
+    two near-identical memories in one import are deduplicated too.
+    """
+
+    def __init__(self, store: Store, memories: list[Memory], vectors: np.ndarray | None) -> None:
+        self.memories = memories
+        self.vectors = vectors
+        self.stored: list[list[Candidate]] = [[] for _ in memories]
+        #: Items saved so far (not duplicates), by project: (index, id).
+        self.inserted: dict[str | None, list[tuple[int, str]]] = {}
+        if vectors is not None and len(memories) > 0:
+            self.stored = store.nearest_in_project(
+                vectors, [m.project for m in memories], CONFLICT_SIMILARITY, 8
+            )
+
+    def of(self, i: int) -> list[Candidate] | None:
+        if self.vectors is None:
+            return None
+        hits = list(self.stored[i])
+        for j, memory_id in self.inserted.get(self.memories[i].project, ()):
+            score = float(self.vectors[j] @ self.vectors[i])
+            if score >= CONFLICT_SIMILARITY:
+                hits.append(Candidate(memory_id, score))
+        return sorted(hits, key=lambda c: -c.score)
+
+    def saved(self, i: int, result: SaveResult) -> None:
+        if not result.duplicate:
+            self.inserted.setdefault(self.memories[i].project, []).append((i, result.memory.id))
+
+
+def save_batch(
+    service: Engram, records: list[dict[str, Any]], *, dedup: bool = True
+) -> list[SaveResult]:
+    """Save records in one transaction; each new one is checked against the store and
+    against the batch's earlier records."""
+    now = service.clock()
+    prepared = [prepare(dict(r), now=now) for r in records]
+    for memory, _ in prepared:
+        if memory.supersedes is not None:
+            check_supersedable(service, memory.supersedes)
+    vectors = service.embed_texts([embedding_text(m) for m, _ in prepared])
+    results: list[SaveResult] = []
+    with service.store.transaction():
+        neighbours = Neighbours(service.store, [m for m, _ in prepared], vectors)
+        for i, (memory, kinds) in enumerate(prepared):
+            vector = None if vectors is None else vectors[i]
+            result = save_one(service, memory, kinds, vector, dedup=dedup, hits=neighbours.of(i))
+            neighbours.saved(i, result)
+            results.append(result)
+    return results
+
+
+def check_supersedable(service: Engram, target_id: str) -> Memory:
+    target = service.resolve(target_id)
+    if target.status == "superseded":
+        raise ConflictError(
+            f"memory {target.id} is already superseded by {target.superseded_by}; "
+            "supersede the newest version instead"
+        )
+    return target
+
+
+def save_one(
+    service: Engram,
+    memory: Memory,
+    kinds: tuple[str, ...],
+    vector: np.ndarray | None,
+    *,
+    dedup: bool,
+    hits: list[Candidate] | None = None,
+) -> SaveResult:
+    clash = service.store.get(memory.id)
+    if clash is not None:  # an imported id that is taken: same text is a duplicate
+        if (
+            dedup
+            and memory.status == "active"
+            and normalize_for_dedup(clash.content) == normalize_for_dedup(memory.content)
+        ):
+            return merge_duplicate(service, clash, memory, kinds)
+        memory = memory.evolve(id=new_id())
+    target = None
+    if memory.supersedes is not None:
+        target = check_supersedable(service, memory.supersedes)
+        memory = memory.evolve(supersedes=target.id)
+    conflicts: list[Conflict] = []
+    if dedup and memory.status == "active":
+        existing = service.store.find_by_norm(normalize_for_dedup(memory.content), memory.project)
+        if existing is not None and (target is None or existing.id != target.id):
+            return merge_duplicate(service, existing, memory, kinds)
+        if vector is not None:
+            if hits is None:
+                hits = service.store.nearest_in_project(
+                    vector[None, :], [memory.project], CONFLICT_SIMILARITY, 8
+                )[0]
+            others = service.store.get_many([hit.memory_id for hit in hits])
+            for hit in hits:
+                other = others.get(hit.memory_id)
+                if other is None or other.status != "active" or other.project != memory.project:
+                    continue
+                if target is not None and other.id == target.id:
+                    continue
+                distinct = distinguishing(other.content, memory.content)
+                if hit.score >= DUPLICATE_SIMILARITY and not distinct:
+                    return merge_duplicate(service, other, memory, kinds)
+                if other.type == memory.type:
+                    conflicts.append(Conflict(other, hit.score))
+    service.store.insert(memory, index_terms_of(memory), vector)
+    if target is not None:
+        service.store.update(
+            target.evolve(status="superseded", superseded_by=memory.id, updated_at=service.clock())
+        )
+    return SaveResult(memory, False, tuple(conflicts[:3]), kinds)
+
+
+def merge_duplicate(
+    service: Engram, existing: Memory, new: Memory, kinds: tuple[str, ...]
+) -> SaveResult:
+    """A repeat adds its tags and files to the memory it repeats, nothing else."""
+    tags = merge_unique(existing.tags, new.tags)
+    files = merge_unique(existing.files, new.files)
+    if tags != existing.tags or files != existing.files:
+        existing = existing.evolve(tags=tags, files=files, updated_at=service.clock())
+        service.store.update(existing, index_terms_of(existing))
+    return SaveResult(existing, True, (), kinds)
