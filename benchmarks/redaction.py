@@ -14,7 +14,7 @@ rules must not match) and detect-secrets' plugin test cases, kept as a held-out 
   reported apart ("all negatives" counts them too).
 - Cost is the wall time of `redact` per KB of text, the best of several rounds, over the
   corpora and over "ordinary" text (this checkout's own source and docs cut into 2 KB
-  memories), for the current code and for a baseline revision of engram/redaction.py
+  memories), for the current code and for a baseline revision of engram.redaction
   loaded from git, alternating, in one process.
 
     python -m benchmarks.redaction [--baseline REV] [--misses N] [--json]
@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -182,7 +183,7 @@ def ordinary_texts(root: Path = REPO) -> list[str]:
     texts: list[str] = []
     for pattern in ORDINARY_GLOBS:
         for path in sorted(root.glob(pattern)):
-            if "redaction" in path.name:
+            if any("redaction" in part for part in path.relative_to(root).parts):
                 continue  # its docstrings quote secrets on purpose
             try:
                 body = path.read_text(encoding="utf-8")
@@ -206,13 +207,32 @@ def cost_us_per_kb(texts: list[str], implementations: dict[str, Redact],
     return {name: seconds * 1e6 / size_kb for name, seconds in best.items()}
 
 
-def load_baseline(rev: str) -> ModuleType:
-    """engram/redaction.py as of ``rev``, imported under another name."""
-    source = subprocess.run(
-        ["git", "-C", str(REPO), "show", f"{rev}:engram/redaction.py"],
-        check=True, capture_output=True, text=True,
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(REPO), *args], check=True, capture_output=True, text=True
     ).stdout
+
+
+def load_baseline(rev: str) -> ModuleType:
+    """engram.redaction as of ``rev``, imported under another name: a single module before
+    it became a package, the package's files (copied out of git) after."""
     name = "engram_redaction_baseline"
+    package = _git("ls-tree", "--name-only", rev, "engram/redaction/").split()
+    if package:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp) / name
+            folder.mkdir()
+            for path in package:
+                (folder / Path(path).name).write_text(_git("show", f"{rev}:{path}"), "utf-8")
+            spec = importlib.util.spec_from_file_location(
+                name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+            )
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)  # imports every submodule: the files can go
+        return module
+    source = _git("show", f"{rev}:engram/redaction.py")
     spec = importlib.util.spec_from_loader(name, loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
@@ -346,7 +366,7 @@ def render_examples(run: Run, limit: int) -> str:
 @click.option("--corpus", "corpora", multiple=True, default=CORPORA, show_default=True,
               help="Corpus name in benchmarks/redaction_corpus/ or a JSONL path (repeatable).")
 @click.option("--baseline", default=BASELINE_REV, show_default=True,
-              help="Git revision of engram/redaction.py to compare with ('' for none).")
+              help="Git revision of engram.redaction to compare with ('' for none).")
 @click.option("--rounds", type=int, default=5, show_default=True,
               help="Timing rounds (the best one counts).")
 @click.option("--misses", type=int, default=0,
