@@ -408,7 +408,7 @@ SUMMARY: AddressSanitizer: heap-buffer-overflow /home/ana/work/thumbr/src/resize
 Total Test time (real) =   1.88 sec
 
 The following tests FAILED:
-	  1 - thumbr_tests (Failed)
+\t  1 - thumbr_tests (Failed)
 Errors while running CTest""", desc="ASan build and tests", secs=96.0)
     s.say(
         "The exit code was 0 only because of the `| tail` — ctest failed. ASan caught a real "
