@@ -33,7 +33,8 @@ CORPUS = Path(__file__).resolve().parent / "capture_corpus"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "capture_corpus"
 ENV_VAR = "ENGRAM_CAPTURE_CORPUS"
 # heldout: real sessions kept for an honest estimate; the extractor is not tuned on them.
-HALVES = ("real", "written", "heldout")
+# blind: sessions written and labelled without reading the extractor; not tuned on either.
+HALVES = ("real", "written", "heldout", "blind")
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
@@ -43,7 +44,7 @@ KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note
 @dataclass
 class Case:
     name: str
-    half: str  # real / written / heldout
+    half: str  # real / written / heldout / blind
     gold: dict[str, Any]
     transcript: Path
 

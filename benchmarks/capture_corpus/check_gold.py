@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", type=Path, help="gold files or directories")
     parser.add_argument("--strict", action="store_true", help="a missing transcript is an error")
     args = parser.parse_args(argv)
-    paths = args.paths or [HERE / "real", HERE / "written", HERE / "heldout"]
+    paths = args.paths or [HERE / "real", HERE / "written", HERE / "heldout", HERE / "blind"]
     golds = sorted(
         g for p in paths for g in (p.glob("*.gold.json") if p.is_dir() else [p])
     )
