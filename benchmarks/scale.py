@@ -121,12 +121,12 @@ def _replicate(mem: Any, extra: int, seed: int) -> None:
     import numpy as np
 
     from engram.service import new_id
-    from engram.store.sqlite import _COLUMNS
+    from engram.store.sqlite.rows import COLUMNS
 
     store = mem.store
     db = store._db
     rng = np.random.default_rng(seed)
-    columns = [c.strip() for c in _COLUMNS.split(",")]
+    columns = [c.strip() for c in COLUMNS.split(",")]
     select = ", ".join(f"m.{c}" for c in columns[1:])
     rowid, seq = db.execute("SELECT MAX(rowid), MAX(seq) FROM memories").fetchone()
     sources = [r[0] for r in db.execute("SELECT rowid FROM memories ORDER BY rowid")]

@@ -46,7 +46,7 @@ def open(  # noqa: A001 - the public name is engram.open(), like sqlite3.connect
     (default: $ENGRAM_EMBEDDER, else the config file, else "bundled").
     `deadline` (a time.monotonic() value) bounds every store operation of this service:
     a wait for another writer's lock or a statement still running then ends in
-    StoreUnavailableError (default: none, or the one `engram.store.connection.bounded`
+    StoreUnavailableError (default: none, or the one `engram.store.deadline.bounded`
     sets around this call). The store and its folder are created private to the user.
     """
     from .config import default_db_path, load_config

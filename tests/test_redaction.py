@@ -147,6 +147,15 @@ POSITIVES: list[tuple[str, str, str, tuple[str, ...]]] = [
         ("azure_storage_key",),
     ),
     (
+        "azure-service-bus-sas",  # this rule once raised IndexError and failed the save
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessSignature=SharedAccessSignature"
+        f" sr=ns&sig={AZURE_SIG}&se=1700000000;x=1",
+        "Endpoint=sb://ns.servicebus.windows.net/;"
+        f"SharedAccessSignature={R('azure_storage_key')} sr=ns&sig={R('azure_storage_key')}"
+        "&se=1700000000;x=1",
+        ("azure_storage_key",),
+    ),
+    (
         "github-ghp",
         f"git remote set-url origin https://x:{GITHUB}@github.com/o/r.git",
         f"git remote set-url origin https://x:{R('github_token')}@github.com/o/r.git",

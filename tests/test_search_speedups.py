@@ -2,7 +2,7 @@
 
 Covers vector scoring outside the store lock, the FTS5-sorted keyword plan
 (SQLiteStore._best_matches), BLAS thread handling and batched index loading
-(engram.store.vector_index), the row parsing fast paths, loading candidates only as
+(engram.store.sqlite.vector_index), the row parsing fast paths, loading candidates only as
 far as they can reach the top k (retrieval._rerank) and the batched dedup scan
 (SQLiteStore.nearest_in_project).
 """
@@ -21,7 +21,7 @@ import engram
 from engram import retrieval
 from engram.embedders import EmbedderError
 from engram.embedders.fake import FakeEmbedder
-from engram.store import vector_index
+from engram.store.sqlite import vector_index
 from engram.store.base import Filters
 from engram.store.sqlite import SQLiteStore
 
@@ -298,7 +298,7 @@ def test_searches_stay_correct_while_another_thread_saves(mem):
 
 def test_batched_index_load_matches_row_by_row_upserts(mem):
     from engram.model import from_iso
-    from engram.store.vector_index import IndexRow, VectorIndex
+    from engram.store.sqlite.vector_index import IndexRow, VectorIndex
 
     _fill(mem, copies=2)
     mem.archive(mem.search("redis session cache").results[0].memory.id)
@@ -410,7 +410,7 @@ def test_the_batched_dedup_scan_finds_what_a_full_comparison_finds(mem, min_scor
 def test_index_timestamps_equal_the_row_by_row_parse():
     """The cold load parses times with numpy; the time filter must see the same floats."""
     from engram.model import from_iso, to_iso
-    from engram.store.sqlite import _timestamps
+    from engram.store.sqlite.rows import timestamps
 
     rng = np.random.default_rng(3)
     epoch = datetime(1970, 1, 1, tzinfo=UTC)
@@ -423,11 +423,11 @@ def test_index_timestamps_equal_the_row_by_row_parse():
         [],
     ):
         expected = [from_iso(text).timestamp() for text in texts]
-        assert _timestamps(texts).tolist() == expected
+        assert timestamps(texts).tolist() == expected
 
 
 def test_index_rows_put_again_keep_their_positions():
-    from engram.store.vector_index import VectorIndex
+    from engram.store.sqlite.vector_index import VectorIndex
 
     index = VectorIndex(4)
     vectors = np.eye(4, dtype=np.float32)

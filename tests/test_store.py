@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import engram
-from engram.store.migrations import SCHEMA_VERSION, migrate
+from engram.store.sqlite.migrations import SCHEMA_VERSION, migrate
 from engram.text import index_terms
 
 

@@ -21,7 +21,7 @@ from conftest import run_cli, write_lock_held
 import engram
 from engram.config import open_private, write_private
 from engram.errors import StoreError, StoreUnavailableError
-from engram.store.connection import bounded
+from engram.store.deadline import bounded
 
 ENGRAM = str(Path(sys.executable).with_name("engram"))
 SECRET = "ghp_" + "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB1234"

@@ -195,7 +195,7 @@ def dispatch(
         if response is not None:
             return response.get("output")
         client.spawn_worker(config)
-    from ..store.connection import bounded
+    from ..store.deadline import bounded
     from .handlers import handle_in_process
 
     if store_deadline is None:

@@ -90,7 +90,7 @@ _RULES: tuple[_Rule, ...] = (
         )
         for name in ("accountkey", "sharedaccesskey")
     ),
-    _Rule("azure_storage_key", r"SharedAccessSignature=(?P<v>[^;\s\"']+)", ("v",)),
+    _Rule("azure_storage_key", r"SharedAccessSignature=(?P<v>[^;\s\"']+)", "v"),
     _Rule("azure_storage_key", r"[?&]sig=(?P<v>[A-Za-z0-9%+/=]{30,})", "v", trigger="sig="),
     _Rule(
         "github_token",

@@ -1,8 +1,8 @@
 """The Store protocol's bookkeeping methods, answered by each engine's ledger.
 
 Both engines keep their bookkeeping SQL (change numbers, the recall log, upkeep runs, the
-lifecycle's counts) in a `Ledger` of their own dialect (sqlite_ledger.py,
-postgres_ledger.py); this base class gives the store those protocol methods once.
+lifecycle's counts) in a `Ledger` of their own dialect (sqlite/ledger.py,
+postgres/ledger.py); this base class gives the store those protocol methods once.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ def migrate(conn: Any) -> int | None:
             row = cur.fetchone()
             version = int(row[0]) if row else 0
         if version > SCHEMA_VERSION:
-            from ..errors import StoreError
+            from ...errors import StoreError
 
             raise StoreError(f"this database was written by a newer Engram (schema v{version});"
                              " upgrade engram")

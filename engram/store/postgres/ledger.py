@@ -1,5 +1,5 @@
 """The PostgreSQL store's bookkeeping: change numbers, the recall log, upkeep runs and the
-aggregate counts the lifecycle reports — the same answers as sqlite_ledger.py, in
+aggregate counts the lifecycle reports — the same answers as sqlite/ledger.py, in
 PostgreSQL's dialect. Every rule arrives as an argument; this module only counts.
 """
 
@@ -10,14 +10,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .base import CensusRow, RecallEntry
+from ..base import CensusRow, RecallEntry
 
 if TYPE_CHECKING:
-    from .postgres import PostgresStore
+    from .store import PostgresStore
 
 
 def _iso(value: datetime | None) -> str | None:
-    from ..model import to_iso
+    from ...model import to_iso
 
     return to_iso(value)
 

@@ -27,14 +27,14 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import StoreError
-from ..model import Memory
-from ..text import normalize_for_dedup
-from .base import Candidate, Filters
-from .ledger import LedgerMethods
-from .postgres_ledger import Ledger
-from .postgres_schema import SCHEMA_VERSION, migrate
-from .postgres_sql import (
+from ...errors import StoreError
+from ...model import Memory
+from ...text import normalize_for_dedup
+from ..base import Candidate, Filters
+from ..ledger import LedgerMethods
+from .ledger import Ledger
+from .schema import SCHEMA_VERSION, migrate
+from .sql import (
     MAX_HALFVEC_INDEX_DIM,
     phrase_pattern,
     redacted_url,
@@ -72,7 +72,7 @@ class PostgresStore(LedgerMethods):
         except ImportError:
             raise StoreError("PostgreSQL needs its extra: pip install 'engram[postgres]'"
                              ) from None
-        from .connection import current_deadline
+        from ..deadline import current_deadline
 
         self._url = url
         self.path = redacted_url(url)

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Callable
 from contextlib import suppress
 
-from ..errors import StoreError
+from ...errors import StoreError
 
 
 def _run(db: sqlite3.Connection, script: str) -> None:

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import StoreError, StoreUnavailableError
-from ..model import Memory, stored_memory, stored_meta, stored_strings
-from .base import Filters
+from ...errors import StoreError, StoreUnavailableError
+from ...model import Memory, stored_memory, stored_meta, stored_strings
+from ..base import Filters
 
 MAX_HALFVEC_INDEX_DIM = 4_000
 

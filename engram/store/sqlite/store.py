@@ -20,16 +20,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import engram_home, private_dir, tighten
-from ..errors import StoreError, StoreUnavailableError
-from ..model import Memory, from_iso, stored_memory, stored_meta, stored_strings, to_iso
-from ..text import fts_query
-from .base import Candidate, Filters
+from ...config import engram_home, private_dir, tighten
+from ...errors import StoreError, StoreUnavailableError
+from ...model import Memory, to_iso
+from ...text import fts_query
+from ..base import Candidate, Filters
+from ..ledger import LedgerMethods
 from .connection import connect
 from .errors import SQLError
-from .ledger import LedgerMethods
+from .ledger import Ledger
 from .migrations import SCHEMA_VERSION, migrate
-from .sqlite_ledger import Ledger
+from .rows import COLUMNS, half_bytes, row_to_memory, timestamps, when_ts, where_clause
 
 if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-only hooks
     import numpy as np
@@ -46,117 +47,6 @@ SYNC_BATCH = 20_000
 #: Memories written between two merges of the keyword index's segments.
 TIDY_AFTER = 256
 _TIDIED_KEY = "keyword_index_tidied_seq"
-
-_COLUMNS = (
-    "id, content, type, project, tags, files, problem, solution, importance, confidence,"
-    " provenance, pinned, status, supersedes, superseded_by, created_at, updated_at,"
-    " event_at, expires_at, access_count, last_accessed_at, meta"
-)
-
-
-def _row_to_memory(row: tuple) -> Memory:
-    """`_COLUMNS` are Memory's fields in order; only the JSON, flag and times convert."""
-    return stored_memory((
-        *row[:4],
-        stored_strings(row[4]),
-        stored_strings(row[5]),
-        *row[6:11],
-        bool(row[11]),
-        *row[12:15],
-        from_iso(row[15]),
-        from_iso(row[16]),
-        from_iso(row[17]),
-        from_iso(row[18]),
-        row[19],
-        from_iso(row[20]),
-        stored_meta(row[21]),
-    ))
-
-
-def _half(vector: np.ndarray) -> bytes:
-    """Vectors are stored as float16: half the disk, cosine error around 1e-3."""
-    import numpy as np
-
-    return vector.astype(np.float16).tobytes()
-
-
-def _timestamps(texts: list[str]) -> np.ndarray:
-    """Seconds since the epoch of stored timestamps, for the vector index's time filter.
-
-    numpy parses what `to_iso` writes (UTC, "+00:00") in one call, half the time of
-    `from_iso` row by row; anything else takes `from_iso`. Below 2^53 microseconds from
-    1970 (years 1685-2255) both divide the same exact float by 10^6, so the results are
-    identical; further out, a float64 no longer holds the microseconds exactly.
-    """
-    import numpy as np
-
-    if all(text.endswith("+00:00") for text in texts):
-        try:
-            micros = np.array([text[:-6] for text in texts], dtype="datetime64[us]")
-        except ValueError:
-            micros = None
-        if micros is not None:
-            whole = micros.astype(np.int64)
-            if not len(whole) or int(np.abs(whole).max()) < 2**53:
-                return whole / 1e6
-    return np.array([from_iso(text).timestamp() for text in texts])  # type: ignore[union-attr]
-
-
-def _when_ts(memory: Memory) -> float:
-    return memory.when.timestamp()
-
-
-def _where(
-    filters: Filters, alias: str = "m", *, status_index: bool = True
-) -> tuple[str, list[Any]]:
-    """Compile filters to SQL; every value is a bound parameter.
-
-    `status_index=False` writes `+status` so SQLite will not pick the status index
-    where a rowid lookup is far cheaper.
-    """
-    clauses: list[str] = []
-    params: list[Any] = []
-    a = alias
-    if filters.statuses:
-        status = f"{a}.status" if status_index else f"+{a}.status"
-        clauses.append(f"{status} IN ({','.join('?' * len(filters.statuses))})")
-        params.extend(filters.statuses)
-    if filters.project is not None:
-        if filters.include_global:
-            clauses.append(f"({a}.project = ? OR {a}.project IS NULL)")
-        else:
-            clauses.append(f"{a}.project = ?")
-        params.append(filters.project)
-    if filters.types:
-        clauses.append(f"{a}.type IN ({','.join('?' * len(filters.types))})")
-        params.extend(filters.types)
-    if filters.provenances:
-        clauses.append(f"{a}.provenance IN ({','.join('?' * len(filters.provenances))})")
-        params.extend(filters.provenances)
-    if filters.pinned is not None:
-        clauses.append(f"{a}.pinned = ?")
-        params.append(int(filters.pinned))
-    for tag in filters.tags:
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each({a}.tags) WHERE value = ?)")
-        params.append(tag)
-    if filters.files:
-        ors = []
-        for path in filters.files:
-            ors.append("value = ? OR value LIKE ? ESCAPE '\\' OR ? LIKE '%/' || value")
-            like = "%/" + path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            params.extend([path, like, path])
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each({a}.files) WHERE {' OR '.join(ors)})")
-    if filters.since is not None:
-        clauses.append(f"COALESCE({a}.event_at, {a}.created_at) >= ?")
-        params.append(to_iso(filters.since))
-    if filters.until is not None:
-        clauses.append(f"COALESCE({a}.event_at, {a}.created_at) < ?")
-        params.append(to_iso(filters.until))
-    if filters.ids is not None:
-        clauses.append(f"{a}.id IN ({','.join('?' * len(filters.ids)) or 'NULL'})")
-        params.extend(filters.ids)
-    return (" AND ".join(clauses) or "1"), params
-
 
 def _private_store_files(path: Path) -> None:
     """Create a new store file 0600 (SQLite gives its -wal and -shm the file's mode) in
@@ -275,7 +165,7 @@ class SQLiteStore(LedgerMethods):
     # --- rows -------------------------------------------------------------------------
 
     def _values(self, memory: Memory) -> tuple:
-        from ..text import normalize_for_dedup
+        from ...text import normalize_for_dedup
 
         return (
             memory.id,
@@ -306,7 +196,7 @@ class SQLiteStore(LedgerMethods):
     def insert(self, memory: Memory, terms: str, vector: np.ndarray | None) -> None:
         with self._lock, self.transaction():
             cursor = self._db.execute(
-                f"INSERT INTO memories ({_COLUMNS}, norm, seq) VALUES ({','.join('?' * 23)}, ?)",
+                f"INSERT INTO memories ({COLUMNS}, norm, seq) VALUES ({','.join('?' * 23)}, ?)",
                 (*self._values(memory), self._next_seq()),
             )
             rowid = cursor.lastrowid
@@ -314,14 +204,14 @@ class SQLiteStore(LedgerMethods):
             if vector is not None:
                 self._db.execute(
                     "INSERT INTO vectors(rowid, vec) VALUES (?, ?)",
-                    (rowid, _half(vector)),
+                    (rowid, half_bytes(vector)),
                 )
                 self._index_upsert(rowid, vector, memory)
 
     def update(
         self, memory: Memory, terms: str | None = None, vector: np.ndarray | None = None
     ) -> None:
-        assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(",")[1:])
+        assignments = ", ".join(f"{c.strip()} = ?" for c in COLUMNS.split(",")[1:])
         with self._lock, self.transaction():
             values = self._values(memory)
             row = self._db.execute(
@@ -340,12 +230,12 @@ class SQLiteStore(LedgerMethods):
                 self._db.execute(
                     "INSERT INTO vectors(rowid, vec) VALUES (?, ?)"
                     " ON CONFLICT(rowid) DO UPDATE SET vec = excluded.vec",
-                    (rowid, _half(vector)),
+                    (rowid, half_bytes(vector)),
                 )
                 self._index_upsert(rowid, vector, memory)
             elif self._index is not None:
                 self._index.set_fields(
-                    rowid, memory.status, memory.project, memory.type, _when_ts(memory)
+                    rowid, memory.status, memory.project, memory.type, when_ts(memory)
                 )
 
     def delete(self, memory_id: str) -> None:
@@ -363,9 +253,9 @@ class SQLiteStore(LedgerMethods):
     def get(self, memory_id: str) -> Memory | None:
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)
+                f"SELECT {COLUMNS} FROM memories WHERE id = ?", (memory_id,)
             ).fetchone()
-        return _row_to_memory(row) if row else None
+        return row_to_memory(row) if row else None
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         found: dict[str, Memory] = {}
@@ -374,11 +264,11 @@ class SQLiteStore(LedgerMethods):
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 rows = self._db.execute(
-                    f"SELECT {_COLUMNS} FROM memories WHERE id IN ({','.join('?' * len(chunk))})",
+                    f"SELECT {COLUMNS} FROM memories WHERE id IN ({','.join('?' * len(chunk))})",
                     chunk,
                 ).fetchall()
                 for row in rows:
-                    found[row[0]] = _row_to_memory(row)
+                    found[row[0]] = row_to_memory(row)
         return found
 
     def resolve_prefix(self, prefix: str, limit: int = 2) -> list[str]:
@@ -393,16 +283,16 @@ class SQLiteStore(LedgerMethods):
     def find_by_norm(self, norm: str, project: str | None) -> Memory | None:
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_COLUMNS} FROM memories WHERE norm = ? AND project IS ?"
+                f"SELECT {COLUMNS} FROM memories WHERE norm = ? AND project IS ?"
                 " AND status = 'active' ORDER BY created_at LIMIT 1",
                 (norm, project),
             ).fetchone()
-        return _row_to_memory(row) if row else None
+        return row_to_memory(row) if row else None
 
     def list(
         self, filters: Filters, limit: int = 50, offset: int = 0, order: str = "newest"
     ) -> list[Memory]:
-        where, params = _where(filters)
+        where, params = where_clause(filters)
         orders = {
             "newest": "m.created_at DESC, m.rowid DESC",
             "oldest": "m.created_at ASC, m.rowid ASC",
@@ -412,14 +302,14 @@ class SQLiteStore(LedgerMethods):
         }
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}"
+                f"SELECT {', '.join('m.' + c.strip() for c in COLUMNS.split(','))}"
                 f" FROM memories m WHERE {where} ORDER BY {orders[order]} LIMIT ? OFFSET ?",
                 (*params, limit, offset),
             ).fetchall()
-        return [_row_to_memory(r) for r in rows]
+        return [row_to_memory(r) for r in rows]
 
     def count(self, filters: Filters) -> int:
-        where, params = _where(filters)
+        where, params = where_clause(filters)
         with self._lock:
             return self._db.execute(
                 f"SELECT COUNT(*) FROM memories m WHERE {where}", params
@@ -439,7 +329,7 @@ class SQLiteStore(LedgerMethods):
         while True:
             with self._lock:
                 rows = self._db.execute(
-                    f"SELECT rowid, {_COLUMNS} FROM memories WHERE rowid > ?"
+                    f"SELECT rowid, {COLUMNS} FROM memories WHERE rowid > ?"
                     " ORDER BY rowid LIMIT ?",
                     (last, batch),
                 ).fetchall()
@@ -447,7 +337,7 @@ class SQLiteStore(LedgerMethods):
                 return
             last = rows[-1][0]
             for row in rows:
-                yield _row_to_memory(row[1:])
+                yield row_to_memory(row[1:])
 
     # --- keyword retrieval ------------------------------------------------------------
 
@@ -463,7 +353,7 @@ class SQLiteStore(LedgerMethods):
                 if filters.statuses and filters == Filters(statuses=filters.statuses):
                     rows = self._best_matches(match, filters.statuses, limit)
                 if rows is None:
-                    where, params = _where(filters)
+                    where, params = where_clause(filters)
                     rows = self._db.execute(
                         "SELECT m.id, bm25(memories_fts) FROM memories_fts"
                         " JOIN memories m ON m.rowid = memories_fts.rowid"
@@ -576,7 +466,7 @@ class SQLiteStore(LedgerMethods):
                 memory.status,
                 memory.project,
                 memory.type,
-                _when_ts(memory),
+                when_ts(memory),
             )
         )
 
@@ -619,7 +509,7 @@ class SQLiteStore(LedgerMethods):
                 [r[2] for r in usable],
                 [r[3] for r in usable],
                 [r[4] for r in usable],
-                _timestamps([r[5] for r in usable]),
+                timestamps([r[5] for r in usable]),
             )
             self._index_seq = max(self._index_seq, max(r[6] for r in usable))
         return index
@@ -656,7 +546,7 @@ class SQLiteStore(LedgerMethods):
         rowids = [h[0] for h in hits]
         # The unary + keeps SQLite on the rowid lookup instead of scanning the
         # status index (28 ms → 0.1 ms at 100K memories).
-        where, params = _where(filters, status_index=False)
+        where, params = where_clause(filters, status_index=False)
         with self._lock:
             kept = {r for (r,) in self._db.execute(
                 f"SELECT m.rowid FROM memories m WHERE m.rowid IN"

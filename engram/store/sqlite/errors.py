@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from ..errors import EngramError, StoreError, StoreUnavailableError, ValidationError
+from ...errors import EngramError, StoreError, StoreUnavailableError, ValidationError
 
 # SQLite's primary result codes (https://sqlite.org/rescode.html) that name a
 # condition of the moment rather than of the file or the code.

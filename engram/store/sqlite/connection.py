@@ -13,35 +13,12 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable
-from contextlib import contextmanager, suppress
-from contextvars import ContextVar
+from contextlib import suppress
 from typing import Any
 
-from ..errors import StoreError
+from ...errors import StoreError
+from ..deadline import current_deadline
 from .errors import CAUGHT, translate
-
-#: The deadline (time.monotonic()) given to every store opened in this context; see
-#: `bounded`. Threads started later do not inherit it.
-_deadline: ContextVar[float | None] = ContextVar("engram_store_deadline", default=None)
-
-
-@contextmanager
-def bounded(until: float) -> Any:
-    """Stores opened inside this block give up by `until` (a time.monotonic() value).
-
-    For callers that must end on time whatever the store is doing, such as a hook
-    answering in-process: without it a write waits up to the busy timeout (15 s) for a
-    long writer, and a signal cannot interrupt SQLite while it waits.
-    """
-    token = _deadline.set(until)
-    try:
-        yield
-    finally:
-        _deadline.reset(token)
-
-
-def current_deadline() -> float | None:
-    return _deadline.get()
 
 
 class Cursor(sqlite3.Cursor):

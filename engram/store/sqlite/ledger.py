@@ -1,7 +1,7 @@
 """The SQLite store's bookkeeping beside the memories: change numbers, the recall log,
 upkeep runs, and the aggregate counts the lifecycle reports.
 
-Kept out of sqlite.py so that module stays about memories and their indexes; the
+Kept out of store.py so that module stays about memories and their indexes; the
 `SQLiteStore` holds one `Ledger` and answers the Store protocol's bookkeeping methods
 through it. Every rule (half-lives, what is protected, bucket bounds) arrives as an
 argument from the lifecycle: this module only counts, in SQL.
@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..model import to_iso
-from .base import CensusRow, RecallEntry
+from ...model import to_iso
+from ..base import CensusRow, RecallEntry
 
 if TYPE_CHECKING:
-    from .sqlite import SQLiteStore
+    from .store import SQLiteStore
 
 # A meta SQLite's JSON functions refuse (NaN, nested past their depth: written by hand or by
 # an older version) reads as empty here instead of failing every count.

@@ -1,0 +1,6 @@
+"""The engine for teams and scale: PostgreSQL with pgvector (store.py), its schema,
+SQL building and ledger tables. Needs the `engram[postgres]` extra."""
+
+from .store import PostgresStore, redacted_url
+
+__all__ = ["PostgresStore", "redacted_url"]
