@@ -21,9 +21,8 @@ import engram
 from engram import retrieval
 from engram.embedders import EmbedderError
 from engram.embedders.fake import FakeEmbedder
-from engram.store.sqlite import vector_index
 from engram.store.base import Filters
-from engram.store.sqlite import SQLiteStore
+from engram.store.sqlite import SQLiteStore, vector_index
 
 TOPICS = [
     "Postgres connection pool exhausted under load; raised max_connections to 200",
