@@ -100,6 +100,13 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
     ("> Task :test\n\nOrderServiceTest > rejectsEmptyCart() FAILED\n"
      "    org.opentest4j.AssertionFailedError: expected: <400> but was: <200>\n",
      "org.opentest4j.AssertionFailedError: expected: <400>"),
+    ("PLAY RECAP ***\ninstance : ok=10 changed=2 unreachable=0 failed=0 skipped=0\n\n"
+     "CRITICAL Idempotence test failed because of the following tasks:\n* => nginx : Deploy",
+     "Idempotence test failed because of the following tasks"),
+    ("[ RUN ] Resize.Avx2\n==48213==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6"
+     "\nREAD of size 32", "AddressSanitizer: heap-buffer-overflow"),
+    ("x Build failed in 3.84s\nerror during build:\nCannot import $env/static/private into "
+     "client-side code", "error during build: Cannot import $env/static/private"),
 ])
 def test_the_stored_error_is_the_telling_line_not_the_first(output, line):
     assert error_line(output).startswith(line)
@@ -229,6 +236,106 @@ def test_an_edit_reverted_after_a_failure_is_a_failed_attempt():
     assert any("Caching the parsed rows" in a and "stale" in a for a in attempts), attempts
 
 
+def test_an_edit_reverted_with_the_route_given_up_in_chinese_is_a_failed_attempt():
+    session = (
+        Session().prompt("文章列表要支持离线")
+        .say("最省事的办法是让 URLCache 兜底：请求设成 .returnCacheDataElseLoad。")
+        .edit("App/APIClient.swift", "accept", "accept\ncachePolicy = .returnCacheDataElseLoad")
+        .say("接口返回 Cache-Control: no-store，URLCache 根本不会存。所以这条路放弃，撤回改动。")
+        .edit("App/APIClient.swift", "accept\ncachePolicy = .returnCacheDataElseLoad", "accept")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "returnCacheDataElseLoad" in attempt and "no-store" in attempt
+
+
+def test_a_background_run_gets_its_verdict_from_the_tasks_notification():
+    """Claude Code answers a background Bash at once; the exit code arrives later in a
+    <task-notification>, the output in a file the agent reads."""
+    output = "/tmp/claude-1000/-home-dev-shop/tasks/b3dd3e9.output"
+    session = (
+        Session().prompt("add the subscribe form")
+        .edit("src/routes/subscribe/+page.svelte")
+        .tool("Bash", {"command": "pnpm build", "run_in_background": True},
+              {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
+               "backgroundTaskId": "b3dd3e9"},
+              content=f"Command running in background with ID: b3dd3e9. Output is being "
+                      f"written to: {output}")
+        .prompt("<task-notification>\n<task-id>b3dd3e9</task-id>\n<output-file>"
+                f"{output}</output-file>\n<status>failed</status>\n<summary>Background "
+                "command \"build\" failed (exit code 1)</summary>\n</task-notification>")
+        .tool("Read", {"file_path": output}, {"type": "text"},
+              content="     1→x Build failed in 3.84s\n     2→error during build:\n     3→"
+                      "Cannot import $env/static/private into client-side code")
+        .say("The page imports $lib/subscribe, which pulls the mailer and its private token "
+             "into the browser bundle, so the server part moves to src/lib/server/.")
+        .edit("src/lib/server/subscribe.ts")
+        .bash("pnpm build 2>&1 | tail -3", "✓ built in 6.41s")
+    )
+    [bug] = found(session.extract(), "bug_note")
+    assert "`pnpm build` failed" in bug and "Cannot import $env/static/private" in bug
+    assert "src/lib/server" in bug
+    launch = next(t for t in transcript.parse_entries(session.entries).tools
+                  if t.input.get("run_in_background"))
+    assert launch.failed is True
+
+
+def test_a_background_run_still_running_has_no_verdict():
+    session = (
+        Session().prompt("run the suite")
+        .tool("Bash", {"command": "pytest -q", "run_in_background": True},
+              content="Command running in background with ID: bd0afab.")
+        .tool("TaskOutput", {"task_id": "bd0afab", "block": True},
+              {"retrieval_status": "timeout",
+               "task": {"task_id": "bd0afab", "status": "running", "output": "..F"}},
+              content="<retrieval_status>timeout</retrieval_status>\n<status>running</status>")
+    )
+    [launch] = [t for t in transcript.parse_entries(session.entries).tools if t.name == "Bash"]
+    assert launch.failed is None
+    session.tool("TaskOutput", {"task_id": "bd0afab", "block": True},
+                 {"retrieval_status": "success",
+                  "task": {"task_id": "bd0afab", "status": "completed", "exit_code": 0,
+                           "output": "...\n3 passed"}},
+                 content="<status>completed</status>\n<exit_code>0</exit_code>")
+    [launch] = [t for t in transcript.parse_entries(session.entries).tools if t.name == "Bash"]
+    assert launch.failed is False and "3 passed" in launch.output
+
+
+@pytest.mark.parametrize(("command", "kind"), [
+    ("cd roles/nginx && molecule test", "test"),
+    ("ansible-lint roles/nginx", "lint"),
+    ("xcodebuild test -scheme App -quiet", "test"),
+    ("dune build", "build"),
+    ("nix flake check", "lint"),
+    ("./scripts/lint", "lint"),
+    ("deno task dev", "run"),
+    ("deno info main.ts", None),
+    ("sed -n 1,5p test", None),
+    ("cat test", None),
+    ("git diff --check", None),
+])
+def test_toolchains_nobody_listed_are_still_recognised_as_recipes(command, kind):
+    from engram.hooks.triage import command_kind
+
+    assert command_kind(command) == kind
+
+
+def test_a_short_verdict_in_a_wrap_up_keeps_the_paragraph_that_names_its_subject():
+    session = (
+        Session().prompt("vectorize resize_bilinear_row")
+        .edit("src/resize_avx2.cpp")
+        .bash("ctest --test-dir build", "100% tests passed, 0 tests failed out of 1")
+        .prompt("great. and what happens on the windows build?")
+        .say("Two options: give dispatch.cpp an _MSC_VER branch using __cpuid, or leave Windows"
+             " on the scalar path. Which one depends on whether the .NET wrapper's users care"
+             " about speed, so I haven't picked.\n\nFor Graviton: the same structure works "
+             "with a NEON kernel. Not started.")
+    )
+    extraction = session.extract()
+    [question] = found(extraction, "open_question")
+    assert "Windows" in question and "__cpuid" in question
+    assert any("Graviton" in t and "NEON" in t for t in found(extraction, "todo"))
+
+
 def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     session = (
         Session().prompt("tidy the imports in app/importer.py")
@@ -251,6 +358,15 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("Nunca use callbacks do ActiveRecord para regras de cobrança", "constraint"),
     ("以后所有接口都必须返回统一的错误码", "constraint"),
     ("テストは必ず日本時間で書いてください", "constraint"),
+    ("constraints: the build farm is on GCC 9, so C++17 is the ceiling", "constraint"),
+    ("and the header is included by customers, so no intrinsics in it", "constraint"),
+    ("И в новом коде только Svelte 5: никаких `export let` и writable-сторов", "constraint"),
+    ("Подписка только с подтверждением — юристы настаивают из-за GDPR", "constraint"),
+    ("测试继续用 XCTest，别上 swift-testing", "constraint"),
+    ("最低支持 iOS 16，所以 SwiftData 都用不了", "constraint"),
+    ("add a unique constraint on the email column", None),
+    ("pip install -r requirements.txt fails on the CI image", None),
+    ("I never call Deno.env anywhere", None),
     ("can you fix the login bug?", None),
     ("the tests fail since yesterday", None),
     ("don't worry about the docs", None),

@@ -26,6 +26,11 @@ _PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"^\s*(?P<m>\*\* \(\w+(?:\.\w+)*\) .+)$", re.MULTILINE),  # Elixir
     re.compile(r"^(?P<m>\S+?:\d+(?::\d+)?: (?:fatal )?error: .+)$", re.MULTILINE),  # cc/go/swift
     re.compile(r"^\s*(?P<m>\S+_test\.go:\d+: .+)$", re.MULTILINE),  # go test detail
+    # Ansible's `fatal: [host]: FAILED! => {"msg": …}`; molecule's and other runners' CRITICAL
+    re.compile(r"^(?:fatal|failed): \[[^\]]+\]: FAILED! => (?P<m>.+)$", re.MULTILINE),
+    re.compile(r"^(?:CRITICAL|FATAL)\s+(?P<m>\S.+)$", re.MULTILINE),
+    re.compile(r"^==\d+==\s*ERROR: (?P<m>.+)$", re.MULTILINE),  # ASan, LSan, TSan
+    re.compile(r"^\s*(?P<m>\*\* [A-Z ]+ FAILED \*\*)$", re.MULTILINE),  # xcodebuild
     re.compile(r"^\s*(?P<m>● .+)$", re.MULTILINE),  # jest / vitest test title
     re.compile(r"^\s*(?P<m>(?:AssertionError|Expected|expected).{4,})$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>[\w.$]*(?:Error|Exception|Failure)\b(?::.*)?)$", re.MULTILINE),
@@ -36,7 +41,7 @@ _PATTERNS: list[re.Pattern[str]] = [
 ]
 _NOISE_RE = re.compile(
     r"^(?:exit code \d+|error: exit code|=+|-+|\s*\d+ (?:passed|failed|errors?)\b.*|[.FEsx]+"
-    r"|test result: FAILED.*"
+    r"|test result: FAILED.*|.*\bfailed=0\b.*"
     r"(?:\s+\[\s*\d+%\])?)$",
     re.IGNORECASE,
 )
@@ -67,6 +72,9 @@ def error_line(output: str) -> str:
         for match in pattern.finditer(text):
             found = (match.group("m") or match.group(0)).strip()
             if found and not _NOISE_RE.match(found):
+                if found.endswith(":"):  # "error during build:" — the next line says what
+                    following = text[match.end():].lstrip("\n").split("\n", 1)[0].strip()
+                    found = f"{found} {following}".strip()
                 return _clean(found)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     useful = [ln for ln in lines if not _NOISE_RE.match(ln)]

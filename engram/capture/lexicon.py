@@ -78,8 +78,11 @@ _OBLIGATION = _words(
     r"\bhay que\b", r"\btiene(s|n)? que\b", r"\bprohibido\b", r"\bevita",
     r"\bnão (use|usa|usamos|usar|faça|mexa|adicione|mude|suba|apague)\b", r"\bdeve(mos|m)?\b",
     r"\btem que\b", r"\bproibido\b",
+    # someone insisting (en, ru, de, fr/es/pt)
+    r"\binsists?\b", r"\binsisting\b", r"настаива", r"bestehen? darauf", r"\binsist(e|ent|en)\b",
     # zh / ja
-    r"不要", r"别(用|改|动|加|删|碰|提交|再)", r"不得", r"禁止", r"必须", r"务必", r"一定要",
+    r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装)", r"用不了", r"不能(用|上|引入)",
+    r"不得", r"禁止", r"必须", r"务必", r"一定要",
     r"只用", r"只能", r"不准", r"不许", r"不让", r"不能用", r"不可以",
     r"しないで", r"ないでください", r"使わないで", r"なければならない", r"なければいけない",
     r"べき", r"てはいけない", r"ちゃだめ",
@@ -87,7 +90,12 @@ _OBLIGATION = _words(
 # Flags a person puts on what matters: "Important:", "Wichtig:", "Важно:".
 EMPHASIS_RE = re.compile(
     r"\b(important(ly)?|note that|keep in mind|remember( that)?|heads up|crucial|critical|"
-    r"rules?|house rules?|conventions?)\b|правил|\bregeln?\b|\brègles?\b|\breglas?\b|"
+    r"rules?|house rules?|conventions?|ground rules)\b|"
+    # a list of conditions announced as such: "constraints: …", "Vorgaben:", "几个前提："
+    r"\b(constraints|requirements|restrictions|ограничения|требования|vorgaben|einschränkungen|"
+    r"anforderungen|contraintes|exigences|restricciones|requisitos|restrições)\s*[:：]|"
+    r"前提|约束|制約|"
+    r"правил|\bregeln?\b|\brègles?\b|\breglas?\b|"
     r"\bregras?\b|规矩|规则|规定|ルール|決まり|\bacordate\b|\brecord[áa]\b|\brecuerda\b|"
     r"\blembr[ae]\b|n'oublie pas|\bdenk dran\b|помни|не забывай|覚えて|记住|"
     r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
@@ -97,7 +105,8 @@ EMPHASIS_RE = re.compile(
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
     r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
-    r"e|mas|и|но)\s+)(no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)\s+\w+|"
+    r"e|mas|so|и|но|так что)\s+)(no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)"
+    r"\s+[`'\"«“]?\w+|"
     r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",
     re.IGNORECASE,
@@ -117,6 +126,11 @@ _PREFERENCE = _words(
     r"優先",
 )
 # Phrases that look like rules but ask for nothing lasting.
+SELF_REPORT_RE = re.compile(
+    r"\bi (never|always|don't|do not|didn't|did not) (call|called|use|used|did|do|had|touch|"
+    r"touched|wrote|write|run|ran|set|saw|see|get|got|import|imported|change|changed)\b",
+    re.IGNORECASE,
+)
 NOT_A_RULE_RE = re.compile(
     r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|need"
     r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
@@ -304,6 +318,15 @@ ABANDON_RE = re.compile(_words(
     r"не сработал", r"другой подход", r"откат", r"funktioniert nicht", r"anderen ansatz",
     r"ne marche pas", r"autre approche", r"no funcionó", r"otro enfoque", r"não funcionou",
     r"outra abordagem", r"换个方法", r"行不通", r"回滚", r"別のアプローチ", r"元に戻",
+    r"\bgiving up on\b", r"\bscrap(ping)? (it|that|this|the)\b", r"\bdrop(ping)? (this|that|the) "
+    r"(approach|idea|route)\b", r"\bthat route is\b",
+    r"отказываюсь от", r"откажемся от", r"этот (путь|вариант|подход) не", r"отменяю",
+    r"verwerfe", r"rückgängig", r"dieser (weg|ansatz) (geht|funktioniert) nicht",
+    r"\babandonn", r"j'annule", r"retour en arrière", r"je reviens (en arrière|sur)",
+    r"cette (piste|approche|voie) (ne|est)", r"descart", r"\babandon(o|amos|ar)\b", r"deshago",
+    r"desfaço", r"desfiz", r"esse caminho não", r"ese camino no",
+    r"放弃", r"撤回", r"撤销", r"这条路", r"不可行", r"やめ(ます|て|る)", r"諦め", r"取り消",
+    r"断念", r"戻します",
 ), re.IGNORECASE)
 
 # Headings and phrases of what is left open in a wrap-up.
@@ -321,7 +344,10 @@ OPEN_HEADING_RE = re.compile(_words(
     r"nächste schritte", r"offene (punkte|fragen)", r"noch zu tun", r"prochaines étapes",
     r"reste à faire", r"questions ouvertes", r"próximos pasos", r"pendiente", r"preguntas abiertas",
     r"próximos passos", r"pendente", r"perguntas em aberto", r"下一步", r"待办", r"遗留", r"未完成",
-    r"后续", r"次のステップ", r"残り", r"未対応", r"今後の課題", r"懸念",
+    r"后续", r"次のステップ", r"残り", r"未対応", r"今後の課題", r"懸念", r"还没(做|有做|完成)",
+    r"没做", r"未做", r"未实现", r"未実装", r"やっていない", r"まだ(です|やって)", r"не сделал",
+    r"чего нет", r"ce qui manque", r"pas fait", r"nicht gemacht", r"no hecho", r"lo que falta",
+    r"não fiz", r"o que falta",
 ), re.IGNORECASE)
 STILL_OPEN_RE = re.compile(_words(
     r"\bstill (need|needs|has to|have to|to be)\b", r"\bnot yet\b",
@@ -341,6 +367,9 @@ STILL_OPEN_RE = re.compile(_words(
     r"\bfixme\b", r"\bnext time\b", r"\bpending\b", r"\bremaining\b",
     r"\bremain(s)? (open|flaky|skipped|broken|failing|unfixed)\b", r"\bawaiting\b",
     r"\bwaiting (for|on)\b", r"\bpending (confirmation|review|approval)\b", r"aguarda",
+    r"\bnot (yet )?(started|begun)\b", r"не начат", r"nicht (begonnen|angefangen)",
+    r"pas (encore )?commencé", r"sin empezar", r"no (he )?empezad", r"não (foi )?começad",
+    r"未开始", r"还没开始", r"未着手",
     r"en attente", r"wartet auf", r"ожида", r"esperando",
     r"ещё не", r"еще не", r"осталось", r"потом", r"позже", r"noch nicht", r"später", r"offen",
     r"pas encore", r"plus tard", r"reste à", r"todavía no", r"aún no", r"más tarde", r"pendiente",
@@ -353,7 +382,9 @@ STILL_OPEN_RE = re.compile(_words(
 UNCERTAIN_RE = re.compile(_words(
     r"\b(couldn't|could not|can't|cannot|didn't|did not) (check|verify|confirm|test|tell|see)\b",
     r"\bnot sure (if|whether|that)\b", r"\bunclear (if|whether|how|what)\b",
-    r"\bi don't know (if|whether)\b", r"\bneeds? (to be )?(confirm|check|decid)ed\b",
+    r"\bi don't know (if|whether|who|which|how)\b", r"\bneeds? (to be )?(confirm|check|decid)ed\b",
+    r"\bdepends on (whether|if|how|what|who|which)\b", r"\bhaven't (picked|decided|chosen)\b",
+    r"зависит от того", r"hängt davon ab", r"dépend de", r"depende de", r"取决于", r"次第",
     r"\bworth (confirming|checking|asking)\b", r"\bnot (yet )?(decided|checked|verified)\b",
     r"не знаю,? (ли|нужно|стоит)", r"не уверен", r"нужно уточнить", r"неясно", r"не проверил",
     r"ich weiß nicht,? ob", r"unklar", r"muss (noch )?geklärt", r"nicht geprüft",
@@ -365,7 +396,8 @@ UNCERTAIN_RE = re.compile(_words(
 # A question that offers help is not an open question about the project.
 OFFER_RE = re.compile(
     r"\b(would you like|(do you )?want me to|shall i|should i|let me know|can i help|"
-    r"anything else|i can also|if you('d)? like|happy to)\b|хотите|нужно ли мне|möchtest du|"
+    r"anything else|i can also|if you('d)? like|if you (ever )?want|happy to)\b|хотите|"
+    r"нужно ли мне|möchtest du|"
     r"soll ich|"
     r"voulez-vous|souhaitez-vous|veux-tu|quieres que|desea que|quer que|deseja que|需要我|要不要我|"
     r"しましょうか|しますか",

@@ -12,6 +12,7 @@ from .transcript import ToolCall
 
 MAX_RULE_CHARS = 400
 MAX_REASON_CHARS = 420
+MAX_OPEN_ITEM_CHARS = 420
 MIN_REASONING_CHARS = 160
 LONG_PROMPT_CHARS = 1500  # beyond this a prompt is a pasted spec: only explicit rules count
 INVESTIGATION_RE = re.compile(
@@ -53,6 +54,8 @@ def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
     text = sentence.strip()
     if len(text) < 8 or len(text) > MAX_RULE_CHARS or text.endswith(("?", "？")):
         return None
+    if lexicon.SELF_REPORT_RE.search(text):
+        return None  # "I never call Deno.env anywhere" tells what they did, asks nothing
     lasting = bool(lexicon.LASTING_RE.search(text))
     if lexicon.NOT_A_RULE_RE.search(text) and not lasting:
         return None
@@ -78,10 +81,10 @@ def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
     `whole`: the text is one statement (feedback on a rejected tool call): when any of
     its sentences is a rule, all of it is kept as one.
     """
-    long_prompt = len(text) > LONG_PROMPT_CHARS
+    prose = re.sub(r"```.*?(```|\Z)", "\n\n", text, flags=re.DOTALL)  # pasted output aside
+    long_prompt = len(prose) > LONG_PROMPT_CHARS
     found: list[tuple[str, str]] = []
-    for paragraph in re.split(r"\n\s*\n", re.sub(r"```.*?(```|\Z)", "\n\n", text,
-                                                  flags=re.DOTALL)):
+    for paragraph in re.split(r"\n\s*\n", prose):
         parts = lexicon.sentences(paragraph)
         kinds = [rule_type(p, long_prompt=long_prompt) for p in parts]
         if whole and any(kinds):
@@ -253,9 +256,11 @@ def open_items(text: str) -> list[tuple[str, str]]:
             continue
         bullet = re.match(r"^(?:[-*•]|\d+[.)]|\[ \])\s+(.*)$", line)
         heading = (not bullet and (
-            line.startswith("#") or line.endswith(":") or re.match(r"^\*\*[^*]+\*\*:?$", line)
+            line.startswith("#") or line.endswith((":", "："))
+            or re.match(r"^\*\*[^*]+\*\*[:：]?$", line)
         ))
-        inline = re.match(r"^(?:\*\*)?([^:*]{3,40})(?:\*\*)?\s*:\s*(?:\*\*)?\s*(\S.{10,})$", line)
+        inline = re.match(r"^(?:\*\*)?([^:：*]{2,40})(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.{6,})$",
+                          line)
         if not bullet and inline and _open_heading(inline.group(1)):
             kind = "open_question" if inline.group(2).rstrip().endswith(("?", "？")) else "todo"
             found.append((kind, first_sentences(inline.group(2))))
@@ -271,20 +276,25 @@ def open_items(text: str) -> list[tuple[str, str]]:
             kind = "open_question" if question_section or item.endswith(("?", "？")) else "todo"
             found.append((kind, item))
             continue
-        uncertain: list[str] = []  # one open question per paragraph, however many sentences
+        # A short paragraph is one item: its verdict ("Not started.", "I haven't picked")
+        # names nothing without the sentences before it that say what it is about.
+        whole = text_weight(item) <= MAX_OPEN_ITEM_CHARS
+        uncertain = False  # one open question per paragraph, however many sentences
         for sentence in lexicon.sentences(item):
             if lexicon.UNCERTAIN_RE.search(sentence) and not sentence.endswith(("?", "？")) and (
                 len(sentence) >= 12 and not lexicon.OFFER_RE.search(sentence)
             ):
-                uncertain.append(sentence)
+                if not uncertain:
+                    found.append(("open_question", item if whole else sentence))
+                uncertain = True
                 continue
             if sentence.endswith(("?", "？")):
                 if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
                     found.append(("open_question", sentence))
-            elif len(sentence) < 25 or lexicon.OFFER_RE.search(sentence):
+            elif lexicon.OFFER_RE.search(sentence):
                 continue
-            elif lexicon.STILL_OPEN_RE.search(sentence):
-                found.append(("todo", sentence))
-        if uncertain:
-            found.append(("open_question", " ".join(uncertain)))
+            elif lexicon.STILL_OPEN_RE.search(sentence) and (
+                text_weight(sentence) >= 25 or whole
+            ):
+                found.append(("todo", item if whole and text_weight(sentence) < 40 else sentence))
     return found

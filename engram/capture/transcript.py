@@ -45,6 +45,15 @@ _MACHINE_TEXT_RE = re.compile(
 _NOTIFICATION_RE = re.compile(r"^\s*<task-notification>")
 _REMINDER_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _COMPACT_RE = re.compile(r"^This session is being continued from a previous conversation")
+# A command Claude Code runs in the background: its verdict arrives later, in a
+# notification or a TaskOutput/BashOutput result, and its output in a file the agent reads.
+_BACKGROUND_RE = re.compile(r"running in background with ID: (?P<id>[\w-]+)(?:\. Output is being"
+                            r" written to: (?P<file>\S+?)\.?$)?", re.MULTILINE)
+_TAG_RE = re.compile(r"<(?P<tag>task-id|task_id|bash_id|status|exit_code|output-file)>\s*"
+                     r"(?P<value>[^<]*?)\s*</(?P=tag)>")
+_EXIT_CODE_RE = re.compile(r"\(exit code (\d+)\)")
+_OUTPUT_RE = re.compile(r"<(stdout|output)>\n?(.*?)</\1>", re.DOTALL)
+_READ_LINE_RE = re.compile(r"^ *\d+\u2192", re.MULTILINE)  # Read's "     1→" line numbers
 
 
 @dataclass
@@ -202,6 +211,8 @@ class _Parser:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.calls: dict[str, ToolCall] = {}
+        self.background: dict[str, ToolCall] = {}  # task id -> the Bash call that started it
+        self.output_files: dict[str, ToolCall] = {}  # its output file -> the same call
 
     def add(self, kind: str, at: str | None, text: str = "", tool: ToolCall | None = None) -> None:
         events = self.session.events
@@ -266,6 +277,8 @@ class _Parser:
         if INTERRUPT_RE.match(stripped):
             self.add("interrupt", at, stripped)
         elif _NOTIFICATION_RE.match(stripped):
+            self.settle(dict((m["tag"], m["value"]) for m in _TAG_RE.finditer(stripped)),
+                        stripped)
             self.add("notification", at, stripped)
         elif _COMPACT_RE.match(stripped):
             self.add("compaction", at, stripped)
@@ -294,6 +307,49 @@ class _Parser:
             joined = "\n".join(p for p in parts if isinstance(p, str) and p)
             if joined and not call.failed:
                 call.output = _bounded(joined)
+        started = _BACKGROUND_RE.search(text) if call.name == "Bash" and not call.failed else None
+        if started:
+            call.failed = None  # no verdict yet: it comes with the task's notification
+            call.output = ""
+            self.background[started["id"]] = call
+            if started["file"]:
+                self.output_files[started["file"]] = call
+        elif call.name in ("TaskOutput", "BashOutput") and not call.failed:
+            self.task_output(call, text, structured)
+        elif call.name == "Read" and not call.failed and call.file_path in self.output_files:
+            task = self.output_files[call.file_path]
+            if task.failed is not None:
+                task.output = _bounded(_READ_LINE_RE.sub("", text))
+
+    def task_output(self, call: ToolCall, text: str, structured: Any) -> None:
+        """A background task's state as TaskOutput (or the older BashOutput) reported it."""
+        tags = {m["tag"]: m["value"] for m in _TAG_RE.finditer(text)}
+        task = structured.get("task") if isinstance(structured, dict) else None
+        if isinstance(task, dict):
+            tags.setdefault("task_id", str(task.get("task_id") or ""))
+            tags.setdefault("status", str(task.get("status") or ""))
+            if task.get("exit_code") is not None:
+                tags.setdefault("exit_code", str(task.get("exit_code")))
+        output = _OUTPUT_RE.search(text)
+        if isinstance(task, dict) and isinstance(task.get("output"), str):
+            body = task["output"]
+        else:
+            body = output.group(2) if output else ""
+        tags.setdefault("task-id", tags.get("task_id") or tags.get("bash_id")
+                        or str(call.input.get("task_id") or call.input.get("bash_id") or ""))
+        self.settle(tags, "", body)
+
+    def settle(self, tags: dict[str, str], text: str, output: str = "") -> None:
+        """Give a background command its verdict once its task has ended."""
+        call = self.background.get(tags.get("task-id", ""))
+        status = tags.get("status", "").lower()
+        if call is None or status not in ("completed", "failed", "killed"):
+            return
+        code = tags.get("exit_code") or next(iter(_EXIT_CODE_RE.findall(text)), None)
+        call.failed = status != "completed" or (code is not None and code != "0")
+        call.interrupted = status == "killed"
+        if output:
+            call.output = _bounded(output)
 
 
 def _text_of(content: Any) -> str:

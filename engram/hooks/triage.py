@@ -47,7 +47,8 @@ _VERIFIABLE = [
     r"(pnpm|yarn|bun|bunx)\s+(dlx\s+)?(vitest|jest|tsc|eslint|prettier|playwright|biome|mocha|"
     r"turbo|nx|vite|next|astro|svelte-check|vue-tsc)\b",
     r"npx\s+\S+",
-    r"(node|deno|tsx|ts-node)\s+\S+",
+    r"(node|tsx|ts-node)\s+\S+",
+    r"deno\s+(run|test|task|lint|fmt|check|bench|compile)\b",
     r"(tsc|eslint|prettier|jest|vitest|mocha|playwright|biome|webpack|vite)\b",
     r"cargo\s+(build|test|check|clippy|fmt|run|bench|nextest|llvm-cov|tarpaulin|deny|audit)\b",
     r"go\s+(build|test|vet|run|generate|mod\s+tidy)\b",
@@ -67,6 +68,17 @@ _VERIFIABLE = [
     r"(docker|podman)\s+(build|compose\s+(build|up))\b",
     r"(docker-compose)\s+(build|up)\b",
     r"(shellcheck|hadolint|actionlint|pre-commit|yamllint|markdownlint)\b",
+    # Toolchains named by their own tool: Xcode, Ansible, OCaml, Haskell, Zig, Flutter, C/C++.
+    r"(xcodebuild|swiftlint|swiftformat|ktlint|detekt|molecule|ansible-lint|ctest|dune|cabal|"
+    r"stack|zig|flutter|gleam|elm|bats|phpstan|psalm|clang-tidy|cppcheck|stylelint|sqlfluff|"
+    r"buf|bazel)\b(?!-)",
+    # Any tool whose subcommand builds, tests or checks: `molecule test`, `opam exec -- dune
+    # build`, `nix flake check`, `sbt compile`; a program named for it: `ansible-lint`, `ctest`.
+    r"(?!(cat|ls|grep|rg|find|head|tail|less|more|echo|printf|git|rm|mv|cp|mkdir|touch|cd|which|"
+    r"man|curl|wget|open|code|vim|nano|sed|awk|wc|file|stat|du|diff|tree|bat|jq|tee|xargs|kill|"
+    r"type|source|export|gh)\s)[\w./-]+\s+(\S+\s+){0,2}(test|tests|build|check|lint|verify"
+    r"|compile|typecheck|analyze|validate)(?=\s|$)",
+    r"[\w./-]*(lint|check|test)(?=\s|$)",
     r"(alembic\s+upgrade|manage\.py\s+(test|migrate|check)|python\d*\s+manage\.py\s+(test|migrate|check))\b",
     r"(python\d*(\.\d+)?|\.venv/bin/python\d*)\s+\S+\.py\b",
     r"\.venv/bin/\S+",
@@ -120,6 +132,10 @@ _FAILURE = (
     # failed", "11 failures" (a count of zero is a pass).
     r"|\b[1-9]\d* (failed|failures?|errors?)\b|\btest result: FAILED\b|\.\.\. FAILED\b"
     r"|\bpanicked at\b|\bTests?:\s+[1-9]\d* failed\b|\bHalting VM with exit status [1-9]"
+    # Compilers and runners of other toolchains: `file.swift:15: error: …`, xcodebuild's
+    # "** TEST FAILED **", Ansible's "fatal: [host]: FAILED!", molecule's CRITICAL line.
+    r"|:\d+(:\d+)?:\s+(fatal )?error:|\*\* [A-Z ]*FAILED \*\*|\bFAILED!|(^|\n)CRITICAL\b"
+    r"|==\d+==\s*ERROR:|\b[1-9]\d* tests? failed\b"  # sanitizers; ctest's summary
 )
 _ENV_ASSIGN = r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+"
 MAX_COMMAND_CHARS = 300
