@@ -391,6 +391,13 @@ class Extractor:
 
     def revert(self, path: str, first: int, undo: int) -> None:
         tried_texts, _ = self.text_before(first)
+        if not tried_texts:  # one plan, then several edits: the plan is before the first
+            start = first
+            while start > 0 and self.events[start - 1].tool is not None and (
+                self.events[start - 1].tool.name in EDIT_TOOLS | BOOKKEEPING_TOOLS | {"Read"}
+            ):
+                start -= 1
+            tried_texts, _ = self.text_before(start)
         tried = insight_passage(tried_texts, 220)[0] or gist_of(tried_texts)
         why_texts, at = self.text_before(undo)
         errors = [
@@ -610,12 +617,28 @@ class Extractor:
                     todo.get("status") != "completed"
                 ):
                     items.append(("todo", todo["content"], last_list.at))
+        # A question the user asked that the answer left open: the question and the answer.
+        answered: set[int] = set()
+        for index, turn in enumerate(turns):
+            prompt = turn.opener
+            if prompt is None or prompt.kind != "prompt" or turn.edited:
+                continue
+            answer = next((e for e in reversed(turn.events) if e.kind == "text"), None)
+            asked = [s for s in lexicon.sentences(prompt.text) if s.endswith(("?", "？"))]
+            if asked and answer is not None and (
+                lexicon.UNDECIDED_RE.search(answer.text) or lexicon.UNCERTAIN_RE.search(answer.text)
+            ):
+                gist = first_sentences(answer.text, 400)
+                items.append(("open_question", f"{shorten(' '.join(asked), 200)} — {gist}",
+                              answer.at))
+                answered.add(index)
         # What the last working turn left open, and what any talk after it added.
         last_work = max((i for i, t in enumerate(turns) if t.worked), default=0)
-        for turn in turns[last_work:]:
+        for index, turn in enumerate(turns[last_work:], last_work):
             closing = turn.closing()
-            if closing is not None:
-                items += [(kind, text, closing.at) for kind, text in open_items(closing.text)]
+            if closing is not None:  # an answered question is already one open question
+                items += [(kind, text, closing.at) for kind, text in open_items(closing.text)
+                          if not (index in answered and kind == "open_question")]
         prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
         if prompts:  # the user's last words naming work for later
             last = prompts[-1]
@@ -628,14 +651,6 @@ class Extractor:
                 continue
             items += [("todo", s, prompt.at) for s in lexicon.sentences(prompt.text)
                       if lexicon.DEFER_RE.search(s) and len(s) >= 15]
-            answer = next((e for e in reversed(turn.events) if e.kind == "text"), None)
-            asked = [s for s in lexicon.sentences(prompt.text) if s.endswith(("?", "？"))]
-            if asked and answer is not None and not turn.edited and (
-                lexicon.UNDECIDED_RE.search(answer.text)
-            ):
-                gist = first_sentences(answer.text, 400)
-                items.append(("open_question", f"{shorten(' '.join(asked), 200)} — {gist}",
-                              answer.at))
         seen: set[str] = set()
         for kind, text, at in items[:MAX_TODOS]:
             if normalized(text) in seen or len(text) < 8:
