@@ -13,8 +13,10 @@ import hmac
 import ipaddress
 import json
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 TOKEN_ENV = "ENGRAM_TOKEN"
 # Host names a browser page on this machine uses; anything else may be DNS rebinding.
@@ -41,13 +43,15 @@ def is_loopback(host: str) -> bool:
         return False  # a hostname that might resolve anywhere: treat as exposed
 
 
-def check_bind(host: str, token: str | None, what: str = "serve") -> None:
-    """Refuse a non-loopback bind without a token, before anything listens."""
-    if not is_loopback(host) and not token:
+def check_bind(host: str, token: str | None, what: str = "serve", *,
+               has_users: bool = False) -> None:
+    """Refuse a non-loopback bind without a token or users, before anything listens."""
+    if not is_loopback(host) and not token and not has_users:
         raise BindRefused(
             f"refusing to {what} on {host} without a token: anyone who can reach this machine "
-            f"could read and change your memories. Set {TOKEN_ENV} to a long random secret "
-            "(clients send `Authorization: Bearer <token>`), or bind to 127.0.0.1."
+            f"could read and change your memories. Add users (`engram users add NAME`) or set "
+            f"{TOKEN_ENV} to a long random secret (clients send `Authorization: Bearer "
+            "<token>`), or bind to 127.0.0.1."
         )
 
 
@@ -73,6 +77,24 @@ def _origin(value: str) -> str:
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Who a request comes from: a user of the store, or the holder of ENGRAM_TOKEN (an
+    admin); None of these on a single-user server."""
+
+    name: str
+    role: str
+
+    def may(self, action: str) -> bool:
+        """`read`, `write` or `admin`."""
+        order = ("reader", "writer", "admin")
+        return order.index(self.role) >= ("read", "write", "admin").index(action)
+
+
+TOKEN_HOLDER = Caller("token", "admin")
+USERS_RECHECK_S = 1.0  # how long "this store has users" is trusted before asking again
+
+
+@dataclass(frozen=True)
 class Refusal:
     """Why a request is refused before it reaches an endpoint; adapters render it."""
 
@@ -91,35 +113,65 @@ class AccessRule:
        (scheme://Host) or one listed with `--cors-origin` (MCP over HTTP lists none: it
        serves no pages); an unsafe request marked `Sec-Fetch-Site: cross-site` without an
        Origin is refused too → 403. Non-browser clients send no Origin and pass.
-    3. Token (when set, loopback included): `Authorization: Bearer <token>` → 401.
+    3. Token (loopback included), when ENGRAM_TOKEN is set or the store has users:
+       `Authorization: Bearer <token>` naming one of them → else 401.
     """
 
     def __init__(self, *, token: str | None = None, bind_host: str = "127.0.0.1",
-                 cors_origins: Iterable[str] = ()) -> None:
+                 cors_origins: Iterable[str] = (), users: Any = None) -> None:
         self.token = token.encode() if token else None
         self.check_host = token is None and is_loopback(bind_host)
         self.allowed_hosts = LOCAL_HOSTNAMES | {bind_host.strip().strip("[]").lower()}
         self.cors_origins = frozenset(_origin(o) for o in cors_origins if o)
+        #: The service's users (`engram.service.users.Users`): `any()`, `authenticate()`.
+        self.users = users
+        self._has_users: tuple[float, bool] = (0.0, False)
 
     def check(self, method: str, headers: Mapping[str, str], *,
               needs_token: bool = True) -> Refusal | None:
         """None if the request may proceed. `headers` has lower-case names."""
+        return self.identify(method, headers, needs_token=needs_token)[0]
+
+    def identify(self, method: str, headers: Mapping[str, str], *,
+                 needs_token: bool = True) -> tuple[Refusal | None, Caller | None]:
+        """(refusal, caller): who is calling, or why they may not."""
         host = headers.get("host", "")
         if self.check_host and host_name(host) not in self.allowed_hosts:
             return Refusal(421, "bad_host", (
                 "this server answers only to localhost / 127.0.0.1 / [::1] "
-                f"(set {TOKEN_ENV} to serve other host names)"))
+                f"(set {TOKEN_ENV} to serve other host names)")), None
         refusal = self._origin_refusal(method, headers)
-        if refusal is not None:
-            return refusal
-        if needs_token and self.token is not None and method != "OPTIONS":
-            header = headers.get("authorization")
-            if not bearer_matches(header, self.token):
-                wrong = "the bearer token is wrong" if header else (
-                    "this server needs `Authorization: Bearer <token>`")
-                return Refusal(401, "unauthorized", f"{wrong} (the server's {TOKEN_ENV})",
-                               (("www-authenticate", 'Bearer realm="engram"'),))
-        return None
+        if refusal is not None or not needs_token or method == "OPTIONS":
+            return refusal, None
+        has_users = self.has_users()
+        if self.token is None and not has_users:
+            return None, None  # a single-user server on loopback
+        header = headers.get("authorization")
+        if self.token is not None and bearer_matches(header, self.token):
+            return None, TOKEN_HOLDER
+        scheme, _, given = (header or "").partition(" ")
+        if has_users and scheme.lower() == "bearer" and given.strip():
+            user = self.users.authenticate(given.strip())
+            if user is not None:
+                return None, Caller(user.name, user.role)
+        wrong = "the bearer token is wrong" if header else (
+            "this server needs `Authorization: Bearer <token>`")
+        whose = "a user's token (`engram users add`)" if has_users else f"the server's {TOKEN_ENV}"
+        return Refusal(401, "unauthorized", f"{wrong}: send {whose}",
+                       (("www-authenticate", 'Bearer realm="engram"'),)), None
+
+    def has_users(self) -> bool:
+        """Whether the store has users. `engram users` adds them from another process, so
+        "no users" is asked again on every request (one indexed lookup); "has users" is
+        trusted for a second."""
+        if self.users is None:
+            return False
+        checked, answer = self._has_users
+        now = time.monotonic()
+        if not answer or now - checked > USERS_RECHECK_S:
+            answer = bool(self.users.any())
+            self._has_users = (now, answer)
+        return answer
 
     def origin_allowed(self, origin: str | None, host_header: str) -> bool:
         """No Origin (not a browser page), the server's own origin, or a listed one."""

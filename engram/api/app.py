@@ -21,7 +21,8 @@ from ..dashboard import STATIC_DIR as STATIC
 from .errors import document_errors, install_error_handlers
 from .security import DEFAULT_MAX_BODY, Guard
 
-_bearer = HTTPBearer(auto_error=False, description="ENGRAM_TOKEN, when the server has one.")
+_bearer = HTTPBearer(auto_error=False, description="A user's token (`engram users add`), or "
+                     "ENGRAM_TOKEN; needed once the store has users or the server a token.")
 
 
 def create_app(
@@ -31,6 +32,7 @@ def create_app(
     bind_host: str = "127.0.0.1",
     cors_origins: Iterable[str] = (),
     max_body: int = DEFAULT_MAX_BODY,
+    allow_insecure: bool = False,
 ) -> FastAPI:
     """The API over one open service. `engram serve` calls this; so can tests and embedders."""
     from fastapi import Depends
@@ -79,5 +81,6 @@ def create_app(
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_credentials=False,
                            allow_methods=["*"], allow_headers=["Authorization", "Content-Type"])
     app.add_middleware(Guard, token=token, bind_host=bind_host, cors_origins=origins,
-                       max_body=max_body)
+                       max_body=max_body, users=getattr(engram, "users", None),
+                       allow_insecure=allow_insecure)
     return app

@@ -18,7 +18,15 @@ import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-from ..netguard import DEFAULT_MAX_BODY, MAX_JSON_DEPTH, SAFE_METHODS, AccessRule, json_nesting
+from ..errors import EngramError
+from ..netguard import (
+    DEFAULT_MAX_BODY,
+    MAX_JSON_DEPTH,
+    SAFE_METHODS,
+    AccessRule,
+    Refusal,
+    json_nesting,
+)
 from ..netguard import check_bind as check_bind_rule
 from ..netguard import is_loopback as is_loopback
 
@@ -31,8 +39,18 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 PROTECTED_PREFIX = "/v1/"
 
 
-def check_bind(host: str, token: str | None) -> None:
-    check_bind_rule(host, token, "listen")
+def needed_action(method: str, path: str, query: bytes = b"") -> str:
+    """What a request does, for the caller's role: `read`, `write` or `admin`. Readers
+    read; writers save, edit, import and review; removing a memory for good is an admin's."""
+    if method in SAFE_METHODS:
+        return "read"
+    if method == "DELETE" and b"hard=true" in query.lower():
+        return "admin"
+    return "write"
+
+
+def check_bind(host: str, token: str | None, *, has_users: bool = False) -> None:
+    check_bind_rule(host, token, "listen", has_users=has_users)
 
 
 def is_json_type(content_type: str) -> bool:
@@ -69,10 +87,14 @@ class Guard:
         bind_host: str = "127.0.0.1",
         cors_origins: Iterable[str] = (),
         max_body: int = DEFAULT_MAX_BODY,
+        users: Any = None,
+        allow_insecure: bool = False,
     ) -> None:
         self.app = app
-        self.rule = AccessRule(token=token, bind_host=bind_host, cors_origins=cors_origins)
+        self.rule = AccessRule(token=token, bind_host=bind_host, cors_origins=cors_origins,
+                               users=users)
         self.max_body = max_body
+        self.allow_insecure = allow_insecure
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -80,16 +102,42 @@ class Guard:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
-        needs_token = str(scope.get("path", "")).startswith(PROTECTED_PREFIX)
-        refusal = self.rule.check(scope["method"], headers, needs_token=needs_token)
+        path = str(scope.get("path", ""))
+        needs_token = path.startswith(PROTECTED_PREFIX)
+        refusal = self._insecure_token(scope, headers)
+        caller = None
+        if refusal is None:
+            try:
+                refusal, caller = self.rule.identify(scope["method"], headers,
+                                                     needs_token=needs_token)
+            except EngramError as exc:  # the store cannot say who holds this token
+                refusal = Refusal(503, "store_unavailable", str(exc), (("retry-after", "5"),))
+        if refusal is None and caller is not None:
+            action = needed_action(scope["method"], path, scope.get("query_string", b""))
+            if not caller.may(action):
+                refusal = Refusal(403, "forbidden", f"{caller.name} is a {caller.role}; "
+                                  f"this needs a role that may {action}")
         if refusal is not None:
             extra = [(k.encode(), v.encode()) for k, v in refusal.headers]
             await send_error(send, refusal.status, refusal.code, refusal.message, extra)
             return
+        scope.setdefault("state", {})["caller"] = caller
         if scope["method"] in SAFE_METHODS:
             await self.app(scope, receive, send)
             return
         await self._bounded(scope, receive, send, headers)
+
+    def _insecure_token(self, scope: Scope, headers: dict[str, str]) -> Refusal | None:
+        """A token sent in clear text from another machine has been exposed on the way:
+        refuse it (TLS belongs to a reverse proxy on this machine) unless told not to."""
+        if self.allow_insecure or "authorization" not in headers:
+            return None
+        client = scope.get("client") or ("", 0)
+        if scope.get("scheme") == "https" or is_loopback(str(client[0] or "")):
+            return None
+        return Refusal(403, "insecure", "tokens are refused over plain HTTP from other "
+                       "machines: serve behind a TLS reverse proxy, or start the server with "
+                       "--allow-insecure on a network you trust")
 
     async def _bounded(self, scope: Scope, receive: Receive, send: Send,
                        headers: dict[str, str]) -> None:

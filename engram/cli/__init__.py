@@ -37,8 +37,9 @@ COMMANDS: dict[str, str] = {
     "setup": "engram.cli.agents:setup",
     "doctor": "engram.cli.agents:doctor",
     "prompt": "engram.cli.agents:prompt",
-    # REST API and dashboard
+    # REST API and dashboard, and the users of a shared server
     "serve": "engram.cli.serve:serve",
+    "users": "engram.cli.users:users",
     # benchmarks
     "bench": "engram.cli.bench:bench",
     # lifecycle

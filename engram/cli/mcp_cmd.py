@@ -30,20 +30,20 @@ def mcp(http: bool, host: str, port: int) -> None:
     from ..mcp.auth import TOKEN_ENV, BindRefused, check_bind
 
     token = os.environ.get(TOKEN_ENV) or None
+    service = open_service()
     if http:
         try:
-            check_bind(host, token)  # before loading the SDK or opening the store
+            check_bind(host, token, has_users=service.users.any())  # before loading the SDK
         except BindRefused as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
     from ..mcp.server import build_server, run_http, run_stdio
 
-    service = open_service()
     service.lifecycle.long_lived = True  # upkeep runs in a thread of this process, not a new one
     server = build_server(service, default_project=os.environ.get("ENGRAM_PROJECT") or None)
     try:
         if http:
-            run_http(server, host=host, port=port, token=token)
+            run_http(server, host=host, port=port, token=token, users=service.users)
         else:
             run_stdio(server)
     except KeyboardInterrupt:  # Ctrl-C is how a user stops a server: no traceback

@@ -40,32 +40,37 @@ def _bind(host: str, port: int) -> socket.socket:
               help="Allow browser pages of ORIGIN (e.g. http://localhost:5173). Repeatable.")
 @click.option("--max-body", default=1_048_576, show_default=True,
               type=click.IntRange(1024, 1024**3), help="Largest request body, in bytes.")
+@click.option("--allow-insecure", is_flag=True,
+              help="Accept tokens over plain HTTP from other machines (else refused: put a TLS "
+              "reverse proxy in front).")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @json_option
 @handle_errors
 def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
-          log_level: str, as_json: bool) -> None:
+          allow_insecure: bool, log_level: str, as_json: bool) -> None:
     """Serve the REST API (/v1, docs at /docs) and the dashboard (/).
 
-    Listens on 127.0.0.1 by default. With ENGRAM_TOKEN set, every /v1 request needs
-    `Authorization: Bearer <token>` (on loopback too); without it, the server refuses
-    to listen anywhere but loopback.
+    Listens on 127.0.0.1 by default. Once the store has users (`engram users add`), every
+    /v1 request needs `Authorization: Bearer <token>` of one of them (readers read, writers
+    also write, admins also delete for good); ENGRAM_TOKEN, when set, is an admin's token.
+    Without users or a token, the server refuses to listen anywhere but loopback.
     """
     import uvicorn
 
     from ..api import check_bind, create_app
 
     token = os.environ.get("ENGRAM_TOKEN", "").strip() or None
+    engram = open_service()
+    has_users = engram.users.any()
     try:
-        check_bind(host, token)
+        check_bind(host, token, has_users=has_users)
     except PermissionError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
-    engram = open_service()
     engram.lifecycle.long_lived = True  # upkeep runs in a thread of this process, not a new one
     app = create_app(engram, token=token, bind_host=host, cors_origins=cors_origins,
-                     max_body=max_body)
+                     max_body=max_body, allow_insecure=allow_insecure)
     sock = _bind(host, port)
     actual = sock.getsockname()[1]
     shown = f"[{host.strip('[]')}]" if ":" in host.strip("[]") else host
@@ -74,10 +79,12 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
         import json
 
         click.echo(json.dumps({"url": url, "host": host, "port": actual, "db": engram.path,
-                               "token_required": token is not None}))
+                               "token_required": token is not None or has_users,
+                               "users": has_users}))
     else:
         click.echo(f"Engram on {url}  (dashboard {url}/, API {url}/v1, docs {url}/docs)")
-        click.echo(f"store: {engram.path}; token: {'required' if token else 'none (loopback)'}")
+        needed = "users' tokens" if has_users else "required" if token else "none (loopback)"
+        click.echo(f"store: {engram.path}; token: {needed}")
     sys.stdout.flush()
     config = uvicorn.Config(app, log_level=log_level, server_header=False,
                             proxy_headers=False, timeout_graceful_shutdown=3)

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
+from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCRequest
 
-from ..netguard import TOKEN_ENV, AccessRule, BindRefused, is_loopback
+from ..errors import EngramError
+from ..netguard import TOKEN_ENV, AccessRule, BindRefused, Caller, Refusal, is_loopback
 from ..netguard import check_bind as _check_bind
 from .wire import MAX_MESSAGE_BYTES, screen, too_large
 
@@ -31,17 +32,23 @@ class GuardMiddleware:
     """ASGI middleware in front of the MCP app: the access rule, then the message screen."""
 
     def __init__(self, app: ASGIApp, token: str | None, *, bind_host: str = "127.0.0.1",
-                 max_message: int = MAX_MESSAGE_BYTES) -> None:
+                 max_message: int = MAX_MESSAGE_BYTES, users: Any = None,
+                 read_only_tools: frozenset[str] = frozenset()) -> None:
         self.app = app
-        self.rule = AccessRule(token=token or None, bind_host=bind_host)
+        self.rule = AccessRule(token=token or None, bind_host=bind_host, users=users)
         self.max_message = max_message
+        #: What a reader may call; every other tool changes memory.
+        self.read_only_tools = read_only_tools
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self.rule.check(scope.get("method", "GET"), headers)
+        try:
+            refusal, caller = self.rule.identify(scope.get("method", "GET"), headers)
+        except EngramError as exc:  # the store cannot say who holds this token
+            refusal, caller = Refusal(503, "store_unavailable", str(exc)), None
         if refusal is not None:
             await _reply(send, refusal.status, _error(None, INVALID_REQUEST, refusal.message),
                          refusal.headers)
@@ -62,6 +69,10 @@ class GuardMiddleware:
         if verdict.reply is not None:
             await _reply(send, 400, verdict.reply)
             return
+        denied = self._denied(caller, verdict.message)
+        if denied is not None:
+            await _reply(send, 403, denied)
+            return
         if verdict.message is None:  # a malformed notification or stray reply: unanswered
             await send({"type": "http.response.start", "status": 202,
                         "headers": [(b"content-length", b"0")]})
@@ -77,6 +88,20 @@ class GuardMiddleware:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+    def _denied(self, caller: Caller | None, message: Any) -> JSONRPCError | None:
+        """A reader calling a tool that changes memory gets a JSON-RPC error."""
+        request = getattr(message, "root", message)
+        if caller is None or caller.may("write") or not isinstance(request, JSONRPCRequest):
+            return None
+        if request.method != "tools/call":
+            return None
+        name = (request.params or {}).get("name")
+        if name in self.read_only_tools:
+            return None
+        return _error(request.id, INVALID_REQUEST,
+                      f"{caller.name} is a reader; {name!r} changes memory")
 
 
 class _ClientGone(Exception):
@@ -115,8 +140,8 @@ async def _reply(send: Send, status: int, error: JSONRPCError,
     await send({"type": "http.response.body", "body": body})
 
 
-def check_bind(host: str, token: str | None) -> None:
-    _check_bind(host, token, "serve MCP")
+def check_bind(host: str, token: str | None, *, has_users: bool = False) -> None:
+    _check_bind(host, token, "serve MCP", has_users=has_users)
 
 
 __all__ = ["TOKEN_ENV", "BindRefused", "GuardMiddleware", "check_bind", "is_loopback"]

@@ -172,22 +172,26 @@ def run_stdio(server: MCPServer) -> None:
     server.run("stdio")
 
 
-def http_app(server: MCPServer, *, host: str, token: str | None) -> Any:
+def http_app(server: MCPServer, *, host: str, token: str | None, users: Any = None) -> Any:
     """The streamable HTTP ASGI app behind Engram's guard (`auth.GuardMiddleware`), which
-    applies the REST API's Host/Origin/token rule and screens every message; the SDK's
-    own DNS-rebinding check is off so that one rule decides."""
+    applies the REST API's Host/Origin/token rule (and the store's users, when it has
+    some: readers may call only read-only tools) and screens every message; the SDK's own
+    DNS-rebinding check is off so that one rule decides."""
     app = server.streamable_http_app(
         streamable_http_path=HTTP_PATH, host=host, max_request_body_size=MAX_MESSAGE_BYTES,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return GuardMiddleware(app, token, bind_host=host)
+    read_only = frozenset(t.name for t in server._tool_manager.list_tools()
+                          if t.annotations is not None and t.annotations.read_only_hint)
+    return GuardMiddleware(app, token, bind_host=host, users=users, read_only_tools=read_only)
 
 
-def run_http(server: MCPServer, *, host: str, port: int, token: str | None) -> None:
+def run_http(server: MCPServer, *, host: str, port: int, token: str | None,
+             users: Any = None) -> None:
     """Serve streamable HTTP until interrupted. Raises BindRefused before listening."""
     import uvicorn
 
-    check_bind(host, token)
-    app = http_app(server, host=host, token=token)
+    check_bind(host, token, has_users=users is not None and users.any())
+    app = http_app(server, host=host, token=token, users=users)
     shown = f"[{host}]" if ":" in host else host
     print(f"engram MCP server on http://{shown}:{port}{HTTP_PATH}"
           + (" (bearer token required)" if token else ""), file=sys.stderr, flush=True)

@@ -38,6 +38,7 @@ from ..store.base import Filters, Store
 from . import importing, records, saving, versions
 from .results import ImportResult, SaveResult
 from .review import ConflictPair, Review, ReviewPage
+from .users import Users
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,6 +74,8 @@ class Engram:
         self.lifecycle = Lifecycle(self)
         #: The owner's review of captured memories and possible conflicts (review.py).
         self.review = Review(self)
+        #: Users of a shared server and their tokens (users.py).
+        self.users = Users(self)
 
     # --- opening and closing -----------------------------------------------------------
 

@@ -64,3 +64,21 @@ class LedgerMethods:
 
     def upkeep_runs(self, limit: int) -> list[dict[str, Any]]:
         return self._ledger.upkeep_runs(limit)
+
+    def add_user(self, name: str, role: str, token_hash: str, created_at: datetime) -> bool:
+        return self._ledger.add_user(name, role, token_hash, created_at)
+
+    def users(self) -> list[dict[str, Any]]:
+        return self._ledger.users()
+
+    def remove_user(self, name: str) -> bool:
+        return self._ledger.remove_user(name)
+
+    def set_user_token(self, name: str, token_hash: str) -> bool:
+        return self._ledger.set_user_token(name, token_hash)
+
+    def user_by_token(self, token_hash: str) -> tuple[str, str] | None:
+        return self._ledger.user_by_token(token_hash)
+
+    def has_users(self) -> bool:
+        return self._ledger.has_users()

@@ -160,6 +160,37 @@ class Ledger:
         with self._store.transaction():
             self._store._execute("DELETE FROM upkeep_runs WHERE id = %s", (run_id,))
 
+    # --- users of a shared server --------------------------------------------------------------
+
+    def add_user(self, name: str, role: str, token_hash: str, created_at: datetime) -> bool:
+        with self._store.transaction():
+            return self._store._execute(
+                "INSERT INTO users (name, role, token_hash, created_at) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (name) DO NOTHING", (name, role, token_hash, created_at)
+            ).rowcount == 1
+
+    def users(self) -> list[dict[str, Any]]:
+        rows = self._store._rows("SELECT name, role, created_at FROM users ORDER BY name")
+        return [{"name": r[0], "role": r[1], "created_at": _iso(r[2])} for r in rows]
+
+    def remove_user(self, name: str) -> bool:
+        with self._store.transaction():
+            return self._store._execute("DELETE FROM users WHERE name = %s",
+                                        (name,)).rowcount == 1
+
+    def set_user_token(self, name: str, token_hash: str) -> bool:
+        with self._store.transaction():
+            return self._store._execute("UPDATE users SET token_hash = %s WHERE name = %s",
+                                        (token_hash, name)).rowcount == 1
+
+    def user_by_token(self, token_hash: str) -> tuple[str, str] | None:
+        rows = self._store._rows("SELECT name, role FROM users WHERE token_hash = %s",
+                                 (token_hash,))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def has_users(self) -> bool:
+        return bool(self._store._rows("SELECT EXISTS (SELECT 1 FROM users)")[0][0])
+
     def upkeep_runs(self, limit: int) -> list[dict[str, Any]]:
         rows = self._store._rows(
             "SELECT id, trigger, started_at, finished_at, report FROM upkeep_runs"

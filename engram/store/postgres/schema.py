@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _V1 = """
 CREATE EXTENSION IF NOT EXISTS vector;
@@ -85,8 +85,18 @@ CREATE TABLE upkeep_runs (
 )
 """
 
+_V2 = """
+CREATE TABLE users (
+    name TEXT PRIMARY KEY,
+    role TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at TIMESTAMPTZ NOT NULL
+)
+"""
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     lambda cur: cur.execute(_V1),
+    lambda cur: cur.execute(_V2),  # users of a shared server
 ]
 
 #: Serialises schema creation and upgrades between processes opening one database at once.

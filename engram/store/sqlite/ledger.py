@@ -190,6 +190,38 @@ class Ledger:
         with store._lock, store.transaction():
             store._db.execute("DELETE FROM upkeep_runs WHERE id = ?", (run_id,))
 
+    # --- users of a shared server --------------------------------------------------------------
+
+    def add_user(self, name: str, role: str, token_hash: str, created_at: datetime) -> bool:
+        store = self._store
+        with store._lock, store.transaction():
+            return store._db.execute(
+                "INSERT INTO users (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(name) DO NOTHING", (name, role, token_hash, to_iso(created_at))
+            ).rowcount == 1
+
+    def users(self) -> list[dict[str, Any]]:
+        rows = self._read("SELECT name, role, created_at FROM users ORDER BY name")
+        return [{"name": r[0], "role": r[1], "created_at": r[2]} for r in rows]
+
+    def remove_user(self, name: str) -> bool:
+        store = self._store
+        with store._lock, store.transaction():
+            return store._db.execute("DELETE FROM users WHERE name = ?", (name,)).rowcount == 1
+
+    def set_user_token(self, name: str, token_hash: str) -> bool:
+        store = self._store
+        with store._lock, store.transaction():
+            return store._db.execute("UPDATE users SET token_hash = ? WHERE name = ?",
+                                     (token_hash, name)).rowcount == 1
+
+    def user_by_token(self, token_hash: str) -> tuple[str, str] | None:
+        rows = self._read("SELECT name, role FROM users WHERE token_hash = ?", (token_hash,))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def has_users(self) -> bool:
+        return bool(self._read("SELECT EXISTS (SELECT 1 FROM users)")[0][0])
+
     def upkeep_runs(self, limit: int) -> list[dict[str, Any]]:
         rows = self._read(
             "SELECT id, trigger, started_at, finished_at, report FROM upkeep_runs"

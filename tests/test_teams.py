@@ -1,0 +1,226 @@
+"""A shared server's users: `engram users` on the store, and a real `engram serve` that
+asks every request for one of their tokens, on each engine under test."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from api_support import Server, engram_command, server_env, start_server
+from conftest import backends
+
+import engram
+from engram.service.users import hash_token
+
+
+def users_cli(home: Path, db: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*engram_command(), "--db", db, "users", *args],
+                          env=server_env(home), capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(params=backends())
+def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A home and a store (a file, or a new PostgreSQL database) with no users yet."""
+    if request.param == "postgres":
+        import pg_support
+
+        yield tmp_path / "home", pg_support.fresh_url()
+    else:
+        yield tmp_path / "home", str(tmp_path / "shared.db")
+
+
+def test_users_are_added_listed_rotated_and_removed_with_tokens_kept_hashed(shared):
+    home, db = shared
+    added = users_cli(home, db, "add", "alice", "--role", "admin", "--json")
+    assert added.returncode == 0, added.stderr
+    alice = json.loads(added.stdout)
+    assert alice["name"] == "alice" and alice["role"] == "admin"
+    assert alice["token"].startswith("engram_") and len(alice["token"]) > 40
+    bob = json.loads(users_cli(home, db, "add", "bob", "--json").stdout)
+    assert bob["role"] == "writer" and bob["token"] != alice["token"]
+
+    again = users_cli(home, db, "add", "bob")
+    assert again.returncode == 1 and "already exists" in again.stderr
+    assert "Traceback" not in again.stderr
+    bad = users_cli(home, db, "add", "bob smith")
+    assert bad.returncode == 1 and "name" in bad.stderr
+    assert users_cli(home, db, "add", "carol", "--role", "owner").returncode == 2
+
+    listed = json.loads(users_cli(home, db, "list", "--json").stdout)
+    assert [(u["name"], u["role"]) for u in listed] == [("alice", "admin"), ("bob", "writer")]
+    assert "token" not in json.dumps(listed)
+
+    with engram.open(db, embedder="none") as mem:  # only the hash is stored
+        assert mem.users.authenticate(bob["token"]).name == "bob"
+        assert mem.store.user_by_token(hash_token(bob["token"])) == ("bob", "writer")
+        assert mem.store.user_by_token(bob["token"]) is None
+
+    rotated = json.loads(users_cli(home, db, "rotate", "bob", "--json").stdout)
+    with engram.open(db, embedder="none") as mem:
+        assert mem.users.authenticate(bob["token"]) is None
+        assert mem.users.authenticate(rotated["token"]).role == "writer"
+
+    assert users_cli(home, db, "remove", "bob").returncode == 0
+    gone = users_cli(home, db, "remove", "bob")
+    assert gone.returncode == 1 and "no user named 'bob'" in gone.stderr
+    with engram.open(db, embedder="none") as mem:
+        assert mem.users.authenticate(rotated["token"]) is None
+        assert [u["name"] for u in mem.users.list()] == ["alice"]
+
+
+def _serve(home: Path, db: str, *args: str) -> Server:
+    server = start_server(home, *args, ENGRAM_DB=db)
+    server.db = db
+    return server
+
+
+def test_a_server_with_users_asks_every_request_for_a_users_token(shared):
+    home, db = shared
+    server = _serve(home, db)
+    try:
+        with server.client() as anonymous:  # no users yet: a single-user loopback server
+            assert anonymous.get("/v1/memories").status_code == 200
+        tokens = {name: json.loads(users_cli(home, db, "add", name, "--role", role,
+                                             "--json").stdout)["token"]
+                  for name, role in (("ann", "admin"), ("wes", "writer"), ("rea", "reader"))}
+        with server.client() as anonymous:  # the server sees the new users at once
+            refused = anonymous.get("/v1/memories")
+            assert refused.status_code == 401
+            assert refused.headers["www-authenticate"].startswith("Bearer")
+            assert anonymous.get("/health").status_code == 200  # liveness stays open
+        with server.client("engram_not-a-real-token") as stranger:
+            assert stranger.get("/v1/memories").status_code == 401
+
+        with server.client(tokens["wes"]) as writer:
+            saved = writer.post("/v1/memories", json={"content": "Auth is Clerk, not JWT",
+                                                      "type": "decision"})
+            assert saved.status_code == 201, saved.text
+            memory_id = saved.json()["id"]
+            assert writer.patch(f"/v1/memories/{memory_id}",
+                                json={"tags": ["auth"]}).status_code == 200
+            forbidden = writer.delete(f"/v1/memories/{memory_id}", params={"hard": "true"})
+            assert forbidden.status_code == 403 and forbidden.json()["error"] == "forbidden"
+        with server.client(tokens["rea"]) as reader:
+            assert reader.get("/v1/search", params={"q": "auth"}).status_code == 200
+            assert reader.get(f"/v1/memories/{memory_id}").status_code == 200
+            refused = reader.post("/v1/memories", json={"content": "readers cannot write"})
+            assert refused.status_code == 403 and "reader" in refused.json()["message"]
+            assert reader.delete(f"/v1/memories/{memory_id}").status_code == 403
+        with server.client(tokens["ann"]) as admin:
+            assert admin.delete(f"/v1/memories/{memory_id}",
+                                params={"hard": "true"}).status_code == 200
+        with engram.open(db, embedder="none") as mem:
+            assert mem.count() == 0  # only the writer's save happened, and the admin's delete
+            assert mem.count(status="deleted") == 0
+
+        users_cli(home, db, "remove", "wes")
+        with server.client(tokens["wes"]) as removed:
+            assert removed.get("/v1/memories").status_code == 401
+    finally:
+        server.stop()
+
+
+def test_a_store_with_users_may_be_served_beyond_loopback(tmp_path: Path):
+    home, db = tmp_path / "home", str(tmp_path / "shared.db")
+    refused = subprocess.run([*engram_command(), "--db", db, "serve", "--host", "0.0.0.0",
+                              "--port", "0"], env=server_env(home), capture_output=True,
+                             text=True, timeout=60)
+    assert refused.returncode == 1 and "engram users add" in refused.stderr
+    token = json.loads(users_cli(home, db, "add", "ann", "--json").stdout)["token"]
+    server = _serve(home, db, "--host", "0.0.0.0")
+    try:
+        port = server.url.rsplit(":", 1)[1]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}",
+                          headers={"Authorization": f"Bearer {token}"}) as client:
+            assert client.get("/v1/memories").status_code == 200
+        address = _own_address()
+        if address is None:
+            pytest.skip("this machine has no address but loopback")
+        with httpx.Client(base_url=f"http://{address}:{port}",
+                          headers={"Authorization": f"Bearer {token}"}) as client:
+            refused = client.get("/v1/memories")  # a token in clear text from the network
+            assert refused.status_code == 403 and refused.json()["error"] == "insecure"
+    finally:
+        server.stop()
+    server = _serve(home, db, "--host", "0.0.0.0", "--allow-insecure")
+    try:
+        port = server.url.rsplit(":", 1)[1]
+        with httpx.Client(base_url=f"http://{address}:{port}",
+                          headers={"Authorization": f"Bearer {token}"}) as client:
+            assert client.get("/v1/memories").status_code == 200
+    finally:
+        server.stop()
+
+
+def _own_address() -> str | None:
+    """This machine's address on its network (not loopback), if it has one."""
+    import socket
+
+    for target in ("10.255.255.255", "192.0.2.255"):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            try:
+                probe.connect((target, 9))  # no packet is sent: this only picks a route
+            except OSError:
+                continue
+            address = probe.getsockname()[0]
+            if not address.startswith("127.") and address != "0.0.0.0":
+                return address
+    return None
+
+
+def test_mcp_over_http_knows_the_stores_users_and_their_roles(tmp_path: Path):
+    """`engram mcp --http` on a store with users: a user's token opens a session; a reader
+    may search but not save; a writer may save."""
+    import anyio
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+    from test_mcp import free_port, wait_listening
+
+    home, db = tmp_path / "home", str(tmp_path / "shared.db")
+    tokens = {name: json.loads(users_cli(home, db, "add", name, "--role", role,
+                                         "--json").stdout)["token"]
+              for name, role in (("wes", "writer"), ("rea", "reader"))}
+    port = free_port()
+    proc = subprocess.Popen([*engram_command(), "--db", db, "mcp", "--http", "--port", str(port)],
+                            env=server_env(home), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/mcp"
+    outcomes: dict[str, object] = {}
+
+    async def session(name: str, body) -> None:
+        headers = {"Authorization": f"Bearer {tokens[name]}"} if name in tokens else {}
+        async with (create_mcp_http_client(headers=headers) as http,
+                    Client(streamable_http_client(url, http_client=http)) as client):
+            await body(client)
+
+    async def writer(client) -> None:
+        saved = await client.call_tool("memory_save", {"content": "CI runs on Buildkite",
+                                                       "type": "project_fact"})
+        outcomes["writer saved"] = not saved.is_error
+
+    async def reader(client) -> None:
+        found = await client.call_tool("memory_search", {"query": "Buildkite"})
+        outcomes["reader found"] = "Buildkite" in found.content[0].text
+        try:
+            refused = await client.call_tool("memory_save", {"content": "readers cannot"})
+            outcomes["reader saved"] = not refused.is_error
+        except Exception as exc:  # the guard answers with a JSON-RPC error
+            outcomes["reader refused"] = "reader" in str(exc)
+
+    try:
+        wait_listening(proc, port)
+        anyio.run(session, "wes", writer)
+        anyio.run(session, "rea", reader)
+        with pytest.raises(Exception):  # no token: 401 before any session starts
+            anyio.run(session, "nobody", writer)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert outcomes == {"writer saved": True, "reader found": True, "reader refused": True}
+    with engram.open(db, embedder="none") as mem:
+        assert [m.content for m in mem.list()] == ["CI runs on Buildkite"]
