@@ -150,6 +150,10 @@ class Memory:
     access_count: int = 0
     last_accessed_at: datetime | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: Who saved it on a shared server (None in a single-user store), and who may see it:
+    #: `team` (every user of the server) or `personal` (its owner only).
+    owner: str | None = None
+    scope: str = "team"
 
     @property
     def layer(self) -> str:

@@ -201,11 +201,15 @@ def test_mcp_over_http_knows_the_stores_users_and_their_roles(tmp_path: Path):
     async def writer(client) -> None:
         saved = await client.call_tool("memory_save", {"content": "CI runs on Buildkite",
                                                        "type": "project_fact"})
-        outcomes["writer saved"] = not saved.is_error
+        mine = await client.call_tool("memory_save", {
+            "content": "I prefer two-space indents in the Buildkite pipeline yaml",
+            "type": "preference"})
+        outcomes["writer saved"] = not saved.is_error and not mine.is_error
 
     async def reader(client) -> None:
-        found = await client.call_tool("memory_search", {"query": "Buildkite"})
-        outcomes["reader found"] = "Buildkite" in found.content[0].text
+        found = await client.call_tool("memory_search", {"query": "Buildkite pipeline"})
+        text = found.content[0].text
+        outcomes["reader found"] = "CI runs on Buildkite" in text and "two-space" not in text
         try:
             refused = await client.call_tool("memory_save", {"content": "readers cannot"})
             outcomes["reader saved"] = not refused.is_error
@@ -223,4 +227,83 @@ def test_mcp_over_http_knows_the_stores_users_and_their_roles(tmp_path: Path):
         proc.wait(timeout=10)
     assert outcomes == {"writer saved": True, "reader found": True, "reader refused": True}
     with engram.open(db, embedder="none") as mem:
-        assert [m.content for m in mem.list()] == ["CI runs on Buildkite"]
+        assert sorted((m.owner, m.scope) for m in mem.list()) == [
+            ("wes", "personal"), ("wes", "team")]
+
+
+def test_a_personal_memory_never_reaches_another_user(shared):
+    """Two writers on one server: team memories are shared, personal ones stay their
+    owner's through every read path, and a save is never folded into another's memory."""
+    home, db = shared
+    tokens = {name: json.loads(users_cli(home, db, "add", name, "--json").stdout)["token"]
+              for name in ("alice", "bob")}
+    server = _serve(home, db)
+    try:
+        with server.client(tokens["alice"]) as alice:
+            team = alice.post("/v1/memories", json={
+                "content": "Auth is Clerk, not custom JWT: rotating keys by hand broke prod",
+                "type": "decision", "project": "shop"}).json()["memory"]
+            mine = alice.post("/v1/memories", json={
+                "content": "I like terse commit messages about the shop checkout",
+                "type": "preference", "project": "shop"}).json()["memory"]
+            secret_plan = alice.post("/v1/memories", json={
+                "content": "Shop checkout rewrite plan, not shared yet", "type": "todo",
+                "project": "shop", "scope": "personal"}).json()["memory"]
+            assert (team["owner"], team["scope"]) == ("alice", "team")
+            assert (mine["owner"], mine["scope"]) == ("alice", "personal")  # by type
+            assert secret_plan["scope"] == "personal"
+            seen = {m["id"] for m in alice.get("/v1/memories", params={"limit": 50}).json()["items"]}
+            assert {team["id"], mine["id"], secret_plan["id"]} <= seen
+
+        personal = {mine["id"], secret_plan["id"]}
+        with server.client(tokens["bob"]) as bob:
+            found = bob.get("/v1/search", params={"q": "shop checkout commit plan Clerk"}).json()
+            assert team["id"] in {r["memory"]["id"] for r in found["results"]}
+            assert not personal & {r["memory"]["id"] for r in found["results"]}
+            listed = {m["id"] for m in bob.get("/v1/memories", params={"limit": 50}).json()["items"]}
+            assert team["id"] in listed and not personal & listed
+            for memory_id in personal:
+                assert bob.get(f"/v1/memories/{memory_id}").status_code == 404
+                assert bob.get(f"/v1/memories/{memory_id[:6]}").status_code == 404
+                assert bob.get(f"/v1/memories/{memory_id}/history").status_code == 404
+                assert bob.patch(f"/v1/memories/{memory_id}",
+                                 json={"content": "taken over"}).status_code == 404
+            exported = bob.get("/v1/export").text
+            assert "terse commit" not in exported and "rewrite plan" not in exported
+            assert "Clerk" in exported
+            context = bob.get("/v1/context", params={"project": "shop",
+                                                      "task": "checkout commits"}).json()
+            assert "terse commit" not in json.dumps(context)
+            assert "terse commit" not in json.dumps(bob.get("/v1/overview").json())
+            # the same words as alice's personal memory are bob's own memory, not a merge
+            twin = bob.post("/v1/memories", json={
+                "content": "I like terse commit messages about the shop checkout",
+                "type": "preference", "project": "shop"}).json()
+            assert twin["duplicate"] is False and twin["memory"]["owner"] == "bob"
+    finally:
+        server.stop()
+    with engram.open(db, embedder="none") as mem:  # the store's own owner sees everything
+        assert mem.count(project="shop") == 4
+        assert "api:bob" in {r["caller"] for r in mem.recalls()}  # who asked
+
+
+def test_consolidation_never_merges_across_owners_or_scopes(tmp_path: Path, clock):
+    from datetime import timedelta
+
+    from engram.service.users import acting_as
+
+    with engram.open(tmp_path / "m.db", embedder="fake", clock=clock) as mem:
+        mem.lifecycle.upkeep_mode = "off"
+        for owner in ("alice", "bob"):
+            with acting_as(owner):
+                for day in range(3):
+                    mem.save(f"Deploy of the shop failed on day {day}: the migration lock "
+                             f"timed out again", type="bug_note", project="shop",
+                             scope="personal", created_at=clock() - timedelta(days=60 + day))
+        report = mem.consolidate(min_age_days=1, similarity=0.1)
+        assert report.created, "the three look-alike notes of each owner were merged"
+        for new in report.created:
+            sources = [mem.get(i, track=False) for i in new.meta["consolidated_from"]]
+            assert {s.owner for s in sources} == {new.owner}
+            assert new.scope == "personal"
+        assert {new.owner for new in report.created} == {"alice", "bob"}

@@ -68,6 +68,9 @@ class MemoryFields(Body):
     event_at: Text | None = Field(None, description="When it happened (ISO 8601).")
     expires_at: Text | None = Field(None, description="ISO 8601.")
     meta: dict[str, Any] | None = None
+    scope: Literal["personal", "team"] | None = Field(
+        None, description="Who may see it on a shared server: the team, or its owner only "
+        "(default: personal for a preference, team for everything else).")
 
 
 class MemoryCreate(MemoryFields):

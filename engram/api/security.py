@@ -23,12 +23,14 @@ from ..netguard import (
     DEFAULT_MAX_BODY,
     MAX_JSON_DEPTH,
     SAFE_METHODS,
+    TOKEN_HOLDER,
     AccessRule,
     Refusal,
     json_nesting,
 )
 from ..netguard import check_bind as check_bind_rule
 from ..netguard import is_loopback as is_loopback
+from ..service.users import acting_as
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -122,6 +124,13 @@ class Guard:
             await send_error(send, refusal.status, refusal.code, refusal.message, extra)
             return
         scope.setdefault("state", {})["caller"] = caller
+        # A user sees team memories and their own; the holder of ENGRAM_TOKEN, all of them.
+        viewer = caller.name if caller is not None and caller is not TOKEN_HOLDER else None
+        with acting_as(viewer):
+            await self._pass(scope, receive, send, headers)
+
+    async def _pass(self, scope: Scope, receive: Receive, send: Send,
+                    headers: dict[str, str]) -> None:
         if scope["method"] in SAFE_METHODS:
             await self.app(scope, receive, send)
             return

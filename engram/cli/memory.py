@@ -41,6 +41,9 @@ def _content(text: str) -> str:
 @click.option("--event-at", help="When it happened, if different (ISO 8601 or 'yesterday').")
 @click.option("--expires-at", help="When it stops being true (ISO 8601).")
 @click.option("--supersedes", help="Id of the memory this one replaces.")
+@click.option("--scope", type=click.Choice(["personal", "team"]),
+              help="Who may see it on a shared server (default: personal for a preference, "
+              "team for the rest).")
 @click.option(
     "--provenance",
     default="human",
@@ -64,6 +67,7 @@ def add(
     event_at: str | None,
     expires_at: str | None,
     supersedes: str | None,
+    scope: str | None,
     provenance: str,
     as_json: bool,
 ) -> None:
@@ -84,6 +88,7 @@ def add(
         event_at=parse_when("event_at", event_at),
         expires_at=parse_when("expires_at", expires_at),
         supersedes=supersedes,
+        scope=scope,
         provenance=provenance,
     )
     if wants_json(as_json):

@@ -133,8 +133,12 @@ class Lifecycle:
 
     def record_recall(self, caller: str, query: str, response: SearchResponse) -> None:
         """Log what a search handed to an agent (never affects ranking)."""
+        from ..service.users import current_viewer
         from . import audit
 
+        viewer = current_viewer()  # on a shared server, which user asked: "api:alice"
+        if viewer is not None:
+            caller = f"{caller}:{viewer}"
         job = lambda: audit.record(self.service, caller, query, response)  # noqa: E731
         if self.defer is not None:
             self.defer(job)  # e.g. the hook worker: written after its reply went out

@@ -133,6 +133,8 @@ def merged(sources: list[Memory], new_id: str, now: datetime, summary: str | Non
         access_count=sum(m.access_count for m in sources),
         last_accessed_at=max(accessed) if accessed else None,
         meta=meta,
+        owner=sources[0].owner,
+        scope=sources[0].scope,
     )
 
 
@@ -145,11 +147,13 @@ def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | N
     if dry_run and settings.summariser:
         report.notes.append(f"dry run: shows the deterministic merge; the real run asks"
                             f" {settings.summariser} to write it")
-    groups: dict[tuple[str | None, str], list[Memory]] = defaultdict(list)
+    groups: dict[tuple[str | None, str, str, str | None], list[Memory]] = defaultdict(list)
     for memory in gc.active_memories(service, project):
         if eligible(memory, now, settings):
-            groups[(memory.project, memory.type)].append(memory)
-    for (_, _), members in sorted(groups.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
+            # never merged across owners or scopes: a personal memory stays its owner's
+            groups[(memory.project, memory.type, memory.scope, memory.owner)].append(memory)
+    for _, members in sorted(groups.items(), key=lambda kv: (kv[0][0] or "", kv[0][1],
+                                                             kv[0][2], kv[0][3] or "")):
         if len(members) < 2:
             continue
         members.sort(key=lambda m: (m.when, m.id))

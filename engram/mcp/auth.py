@@ -18,8 +18,17 @@ from typing import Any
 from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCRequest
 
 from ..errors import EngramError
-from ..netguard import TOKEN_ENV, AccessRule, BindRefused, Caller, Refusal, is_loopback
+from ..netguard import (
+    TOKEN_ENV,
+    TOKEN_HOLDER,
+    AccessRule,
+    BindRefused,
+    Caller,
+    Refusal,
+    is_loopback,
+)
 from ..netguard import check_bind as _check_bind
+from ..service.users import acting_as
 from .wire import MAX_MESSAGE_BYTES, screen, too_large
 
 Scope = MutableMapping[str, Any]
@@ -53,6 +62,14 @@ class GuardMiddleware:
             await _reply(send, refusal.status, _error(None, INVALID_REQUEST, refusal.message),
                          refusal.headers)
             return
+        # A user sees team memories and their own; the holder of ENGRAM_TOKEN, all of them.
+        # A session's server task starts inside its first request, so it keeps this too.
+        viewer = caller.name if caller is not None and caller is not TOKEN_HOLDER else None
+        with acting_as(viewer):
+            await self._pass(scope, receive, send, caller)
+
+    async def _pass(self, scope: Scope, receive: Receive, send: Send,
+                    caller: Caller | None) -> None:
         if scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return

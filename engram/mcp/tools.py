@@ -121,6 +121,8 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
         event_at: When = None,
         expires_at: When = None,
         supersedes: arg(Text, "Id of the memory this one replaces (a fact that changed).") = None,
+        scope: arg(Text, "On a shared server: 'team' (everyone) or 'personal' (you only); "
+                   "default personal for a preference, team for the rest.") = None,
     ) -> CallToolResult:
         """Save something worth remembering across sessions, as soon as it happens.
 
@@ -136,7 +138,7 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
             content, type=type, project=project_or_default(project), tags=tags, files=files,
             problem=problem, solution=solution, importance=importance, confidence=confidence,
             event_at=when("event_at", event_at), expires_at=when("expires_at", expires_at),
-            supersedes=supersedes, provenance="agent",
+            supersedes=supersedes, scope=scope, provenance="agent",
         )
         memory = saved.memory
         if saved.duplicate:

@@ -38,7 +38,7 @@ from ..store.base import Filters, Store
 from . import importing, records, saving, versions
 from .results import ImportResult, SaveResult
 from .review import ConflictPair, Review, ReviewPage
-from .users import Users
+from .users import Users, current_viewer, visible
 
 if TYPE_CHECKING:
     import numpy as np
@@ -140,10 +140,13 @@ class Engram:
         """
         memory_id = validate_id(memory_id)
         memory = self.store.get(memory_id)
-        if memory is not None:
+        if memory is not None and visible(memory):
             return memory
         if len(memory_id) >= 4:
             matches = self.store.resolve_prefix(memory_id)
+            if current_viewer() is not None:  # another user's personal memories stay unseen
+                shown = self.store.get_many(matches)
+                matches = [m for m in matches if m in shown and visible(shown[m])]
             if len(matches) == 1:
                 found = self.store.get(matches[0])
                 if found is not None:
@@ -197,6 +200,7 @@ class Engram:
             values = [provenance] if isinstance(provenance, str) else list(provenance)
             provenances = tuple(validate_provenance(p) for p in values)
         return Filters(
+            viewer=current_viewer(),
             project=validate_project(project),
             include_global=include_global,
             types=validate_types(types),
@@ -427,7 +431,8 @@ class Engram:
         if session_id:
             for existing in self.store.list(
                 Filters(
-                    project=validate_project(project), include_global=False, types=("task_summary",)
+                    project=validate_project(project), include_global=False,
+                    types=("task_summary",), viewer=current_viewer(),
                 ),
                 limit=500,
             ):

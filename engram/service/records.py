@@ -33,12 +33,13 @@ from ..model import (
 )
 from ..redaction import redact, redact_tree
 from ..text import index_terms
+from .users import SCOPES, current_viewer, default_scope
 
 MEMORY_FIELDS = frozenset(f.name for f in dataclass_fields(Memory))
 # What an update may change; id, status, links and timestamps belong to the service.
 UPDATABLE_FIELDS = frozenset(
     {"content", "type", "project", "tags", "files", "problem", "solution", "importance",
-     "confidence", "pinned", "event_at", "expires_at", "meta"}
+     "confidence", "pinned", "event_at", "expires_at", "meta", "scope"}
 )
 
 
@@ -112,6 +113,8 @@ def prepare(data: dict[str, Any], *, now: datetime) -> tuple[Memory, tuple[str, 
         access_count=access,
         last_accessed_at=validate_datetime("last_accessed_at", data.get("last_accessed_at")),
         meta=meta,
+        owner=_owner(data.get("owner")),
+        scope=_scope(data.get("scope"), data.get("type")),
     )
     return memory, tuple(dict.fromkeys(kinds))
 
@@ -136,3 +139,24 @@ def embedding_text(memory: Memory) -> str:
     if memory.solution:
         parts.append(f"Solution: {memory.solution}")
     return "\n".join(parts)
+
+
+def _owner(value: Any) -> str | None:
+    """A user of a server owns what they save, whatever a record says; locally (an import
+    of an export) the record's owner is kept."""
+    viewer = current_viewer()
+    if viewer is not None:
+        return viewer
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 0 < len(value) <= 64:
+        raise ValidationError("owner", "must be a user name (at most 64 characters)")
+    return value
+
+
+def _scope(value: Any, memory_type: Any) -> str:
+    if value is None:
+        return default_scope(validate_type(memory_type))
+    if value not in SCOPES:
+        raise ValidationError("scope", f"use one of: {', '.join(SCOPES)}")
+    return value

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConflictError, ValidationError
 from ..identity import CONFLICT_SIMILARITY
 from ..model import Memory, merge_unique, to_iso, validate_project
+from .users import current_viewer, visible
 
 if TYPE_CHECKING:
     from .engram import Engram
@@ -79,7 +80,7 @@ class Review:
         """Active captured memories, newest first, read in batches."""
         from ..store.base import Filters
 
-        filters = Filters(project=project, include_global=False,
+        filters = Filters(project=project, include_global=False, viewer=current_viewer(),
                           provenances=CAPTURED_PROVENANCES)
         offset = 0
         while True:
@@ -147,7 +148,8 @@ class Review:
         if embedder is None or limit == 0:
             return []
         recent = self.service.store.list(
-            Filters(project=project, include_global=project is None), scan, 0, "newest"
+            Filters(project=project, include_global=project is None, viewer=current_viewer()),
+            scan, 0, "newest"
         )
         if not recent:
             return []
@@ -156,7 +158,8 @@ class Review:
         for memory, vector in zip(recent, vectors, strict=True):
             hits = self.service.store.vector_search(
                 vector,
-                Filters(project=memory.project, include_global=False, types=(memory.type,)),
+                Filters(project=memory.project, include_global=False, types=(memory.type,),
+                        viewer=current_viewer()),
                 6,
             )
             others = self.service.store.get_many(
@@ -230,7 +233,7 @@ class Review:
         project_totals: Counter[str] = Counter()
         fading: list[tuple[float, Memory]] = []
         for memory in self.service.store.iter_all():
-            if memory.status == "deleted":
+            if memory.status == "deleted" or not visible(memory):
                 continue
             project = memory.project or "(global)"
             project_totals[project] += 1

@@ -16,6 +16,7 @@ from ..store.base import Candidate, Store
 from ..text import normalize_for_dedup
 from .records import embedding_text, index_terms_of, prepare
 from .results import Conflict, SaveResult
+from .users import same_audience
 
 if TYPE_CHECKING:
     import numpy as np
@@ -102,6 +103,7 @@ def save_one(
         if (
             dedup
             and memory.status == "active"
+            and same_audience(clash, memory)
             and normalize_for_dedup(clash.content) == normalize_for_dedup(memory.content)
         ):
             return merge_duplicate(service, clash, memory, kinds)
@@ -113,7 +115,9 @@ def save_one(
     conflicts: list[Conflict] = []
     if dedup and memory.status == "active":
         existing = service.store.find_by_norm(normalize_for_dedup(memory.content), memory.project)
-        if existing is not None and (target is None or existing.id != target.id):
+        if existing is not None and (target is None or existing.id != target.id) and (
+            same_audience(existing, memory)  # never folded into another user's memory
+        ):
             return merge_duplicate(service, existing, memory, kinds)
         if vector is not None:
             if hits is None:
@@ -124,6 +128,8 @@ def save_one(
             for hit in hits:
                 other = others.get(hit.memory_id)
                 if other is None or other.status != "active" or other.project != memory.project:
+                    continue
+                if not same_audience(other, memory):
                     continue
                 if target is not None and other.id == target.id:
                     continue

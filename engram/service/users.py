@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +24,9 @@ if TYPE_CHECKING:
     from .engram import Engram
 
 ROLES = ("reader", "writer", "admin")
+SCOPES = ("personal", "team")
+#: The user a server is acting for in this request (None: the store's own owner, local).
+_viewer: ContextVar[str | None] = ContextVar("engram_viewer", default=None)
 TOKEN_PREFIX = "engram_"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
 
@@ -33,6 +39,37 @@ class User:
     def may(self, action: str) -> bool:
         """`read`, `write` or `admin`: what this user's role allows."""
         return ROLES.index(self.role) >= ("read", "write", "admin").index(action)
+
+
+@contextmanager
+def acting_as(name: str | None) -> Iterator[None]:
+    """Everything the service does in this block, it does for user `name`: they see team
+    memories and their own personal ones, and what they save is theirs."""
+    token = _viewer.set(name)
+    try:
+        yield
+    finally:
+        _viewer.reset(token)
+
+
+def current_viewer() -> str | None:
+    return _viewer.get()
+
+
+def visible(memory: Any, viewer: str | None = None) -> bool:
+    """Whether the user acting now (or `viewer`) may see a memory."""
+    viewer = viewer if viewer is not None else _viewer.get()
+    return viewer is None or memory.scope == "team" or memory.owner == viewer
+
+
+def same_audience(a: Any, b: Any) -> bool:
+    """Two memories one reader set sees alike: both the team's, or one owner's personal."""
+    return a.scope == b.scope and (a.scope == "team" or a.owner == b.owner)
+
+
+def default_scope(memory_type: str) -> str:
+    """A preference is its owner's; everything else is the team's."""
+    return "personal" if memory_type == "preference" else "team"
 
 
 def hash_token(token: str) -> str:

@@ -14,6 +14,7 @@ from ..identity import new_id
 from ..model import Memory
 from ..text import normalize_for_dedup
 from .records import UPDATABLE_FIELDS, embedding_text, index_terms_of, prepare
+from .users import visible
 
 if TYPE_CHECKING:
     from .engram import Engram
@@ -38,6 +39,7 @@ def update(service: Engram, memory_id: str, *, in_place: bool, changes: dict[str
         data["project"] = None
     now = service.clock()
     candidate, kinds = prepare(data, now=old.created_at)
+    candidate = candidate.evolve(owner=old.owner)  # an edit never changes who saved it
     content_changed = normalize_for_dedup(candidate.content) != normalize_for_dedup(
         old.content
     ) or (candidate.problem, candidate.solution) != (old.problem, old.solution)
@@ -114,7 +116,7 @@ def history(service: Engram, memory_id: str) -> list[Memory]:
         chain.append(following)
         seen.add(following.id)
         current = following
-    return chain
+    return [m for m in chain if visible(m)]  # a version made personal by its owner stays theirs
 
 
 def hard_delete(service: Engram, memory_id: str) -> Memory:

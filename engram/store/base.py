@@ -39,6 +39,8 @@ class Filters:
     provenances: tuple[str, ...] = ()
     pinned: bool | None = None
     ids: tuple[str, ...] | None = None
+    #: A user of a shared server: only team memories and their own personal ones.
+    viewer: str | None = None
 
 
 @dataclass(frozen=True)

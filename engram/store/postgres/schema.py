@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _V1 = """
 CREATE EXTENSION IF NOT EXISTS vector;
@@ -94,9 +94,16 @@ CREATE TABLE users (
 )
 """
 
+_V3 = """
+ALTER TABLE memories ADD COLUMN owner TEXT;
+ALTER TABLE memories ADD COLUMN scope TEXT NOT NULL DEFAULT 'team';
+UPDATE memories SET scope = 'personal' WHERE type = 'preference'
+"""
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     lambda cur: cur.execute(_V1),
     lambda cur: cur.execute(_V2),  # users of a shared server
+    lambda cur: cur.execute(_V3),  # owners and scopes
 ]
 
 #: Serialises schema creation and upgrades between processes opening one database at once.

@@ -52,6 +52,8 @@ def row_to_memory(row: Sequence[Any]) -> Memory:
         bool(row[11]),
         *row[12:21],
         stored_meta(json.dumps(row[21])),
+        row[22],
+        row[23] or "team",
     ))
 
 
@@ -60,6 +62,9 @@ def where_clause(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
     a = alias
     clauses: list[str] = []
     params: list[Any] = []
+    if filters.viewer is not None:
+        clauses.append(f"({a}.scope = 'team' OR {a}.owner = %s)")
+        params.append(filters.viewer)
     if filters.statuses:
         clauses.append(f"{a}.status = ANY(%s)")
         params.append(list(filters.statuses))

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 _COLUMNS = (
     "id, content, type, project, tags, files, problem, solution, importance, confidence,"
     " provenance, pinned, status, supersedes, superseded_by, created_at, updated_at,"
-    " event_at, expires_at, access_count, last_accessed_at, meta"
+    " event_at, expires_at, access_count, last_accessed_at, meta, owner, scope"
 )
 _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 _WRITE_LOCK = 0x656E6777  # "engw": one writer at a time per database
@@ -243,7 +243,7 @@ class PostgresStore(LedgerMethods):
             bool(memory.pinned), memory.status, memory.supersedes, memory.superseded_by,
             memory.created_at, memory.updated_at, memory.event_at, memory.expires_at,
             memory.access_count, memory.last_accessed_at, Jsonb(memory.meta),
-            normalize_for_dedup(memory.content),
+            memory.owner, memory.scope, normalize_for_dedup(memory.content),
         )
 
     def _vector(self, vector: np.ndarray) -> Any:
@@ -294,7 +294,7 @@ class PostgresStore(LedgerMethods):
         with self.transaction():
             self._execute(
                 f"INSERT INTO memories ({_COLUMNS}, norm, seq, terms, terms_len, term_counts,"
-                f" embedding) VALUES ({', '.join(['%s'] * 23)},"
+                f" embedding) VALUES ({', '.join(['%s'] * 25)},"
                 " (SELECT COALESCE(MAX(seq), 0) + 1 FROM memories), %s, %s, %s, %s)",
                 (*self._values(memory), terms, sum(counts.values()), Jsonb(counts),
                  None if vector is None else self._vector(vector)),

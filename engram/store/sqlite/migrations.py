@@ -130,7 +130,20 @@ def _v4(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
+def _v5(db: sqlite3.Connection) -> None:
+    """Owners and scopes: who saved a memory on a shared server, and whether it is the
+    team's or theirs alone. Preferences saved before are personal, as new ones are."""
+    _run(
+        db,
+        """
+        ALTER TABLE memories ADD COLUMN owner TEXT;
+        ALTER TABLE memories ADD COLUMN scope TEXT NOT NULL DEFAULT 'team';
+        UPDATE memories SET scope = 'personal' WHERE type = 'preference';
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 COLUMNS = (
     "id, content, type, project, tags, files, problem, solution, importance, confidence,"
     " provenance, pinned, status, supersedes, superseded_by, created_at, updated_at,"
-    " event_at, expires_at, access_count, last_accessed_at, meta"
+    " event_at, expires_at, access_count, last_accessed_at, meta, owner, scope"
 )
 
 
@@ -36,6 +36,8 @@ def row_to_memory(row: tuple) -> Memory:
         row[19],
         from_iso(row[20]),
         stored_meta(row[21]),
+        row[22],
+        row[23] or "team",
     ))
 
 
@@ -83,6 +85,9 @@ def where_clause(
     clauses: list[str] = []
     params: list[Any] = []
     a = alias
+    if filters.viewer is not None:
+        clauses.append(f"({a}.scope = 'team' OR {a}.owner = ?)")
+        params.append(filters.viewer)
     if filters.statuses:
         status = f"{a}.status" if status_index else f"+{a}.status"
         clauses.append(f"{status} IN ({','.join('?' * len(filters.statuses))})")

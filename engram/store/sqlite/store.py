@@ -190,13 +190,15 @@ class SQLiteStore(LedgerMethods):
             memory.access_count,
             to_iso(memory.last_accessed_at),
             json.dumps(memory.meta, ensure_ascii=False),
+            memory.owner,
+            memory.scope,
             normalize_for_dedup(memory.content),
         )
 
     def insert(self, memory: Memory, terms: str, vector: np.ndarray | None) -> None:
         with self._lock, self.transaction():
             cursor = self._db.execute(
-                f"INSERT INTO memories ({COLUMNS}, norm, seq) VALUES ({','.join('?' * 23)}, ?)",
+                f"INSERT INTO memories ({COLUMNS}, norm, seq) VALUES ({','.join('?' * 25)}, ?)",
                 (*self._values(memory), self._next_seq()),
             )
             rowid = cursor.lastrowid
@@ -535,6 +537,7 @@ class SQLiteStore(LedgerMethods):
                 or filters.provenances
                 or filters.pinned is not None
                 or filters.ids is not None
+                or filters.viewer is not None
             )
         # Scored outside the lock (numpy releases the GIL): a keyword search on another
         # thread, e.g. the same hybrid search's keyword pool, runs meanwhile.
