@@ -220,8 +220,13 @@ def test_mcp_over_http_knows_the_stores_users_and_their_roles(tmp_path: Path):
         wait_listening(proc, port)
         anyio.run(session, "wes", writer)
         anyio.run(session, "rea", reader)
-        with pytest.raises(Exception):  # no token: 401 before any session starts
-            anyio.run(session, "nobody", writer)
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "test", "version": "1"}}}
+        accept = {"Accept": "application/json, text/event-stream"}
+        assert httpx.post(url, json=hello, headers=accept).status_code == 401  # no token
+        assert httpx.post(url, json=hello, headers={
+            **accept, "Authorization": f"Bearer {tokens['rea']}"}).status_code == 200
     finally:
         proc.terminate()
         proc.wait(timeout=10)
