@@ -257,7 +257,8 @@ def test_a_personal_memory_never_reaches_another_user(shared):
             assert (team["owner"], team["scope"]) == ("alice", "team")
             assert (mine["owner"], mine["scope"]) == ("alice", "personal")  # by type
             assert secret_plan["scope"] == "personal"
-            seen = {m["id"] for m in alice.get("/v1/memories", params={"limit": 50}).json()["items"]}
+            page = alice.get("/v1/memories", params={"limit": 50}).json()
+            seen = {m["id"] for m in page["items"]}
             assert {team["id"], mine["id"], secret_plan["id"]} <= seen
 
         personal = {mine["id"], secret_plan["id"]}
@@ -265,7 +266,8 @@ def test_a_personal_memory_never_reaches_another_user(shared):
             found = bob.get("/v1/search", params={"q": "shop checkout commit plan Clerk"}).json()
             assert team["id"] in {r["memory"]["id"] for r in found["results"]}
             assert not personal & {r["memory"]["id"] for r in found["results"]}
-            listed = {m["id"] for m in bob.get("/v1/memories", params={"limit": 50}).json()["items"]}
+            page = bob.get("/v1/memories", params={"limit": 50}).json()
+            listed = {m["id"] for m in page["items"]}
             assert team["id"] in listed and not personal & listed
             for memory_id in personal:
                 assert bob.get(f"/v1/memories/{memory_id}").status_code == 404
