@@ -164,7 +164,9 @@ def test_stats_and_log_on_the_command_line(cli_env):
     cli_env["ENGRAM_EMBEDDER"] = "none"
     run_json(cli_env, "add", "Paired on the checkout flow", "--type", "episode")
     data = run_json(cli_env, "stats")
-    assert data["schema_version"] == 3
+    from engram.store.sqlite.migrations import SCHEMA_VERSION
+
+    assert data["schema_version"] == SCHEMA_VERSION
     assert data["health"]["active_by_layer"] == {"episodic": 1}
     assert data["health"]["upkeep"]["mode"] == "subprocess"
     assert run_json(cli_env, "log") == []
