@@ -315,3 +315,20 @@ def test_a_postgresql_store_reconnects_after_losing_its_connection(clock):
             mem.get(saved.id)
         assert mem.get(saved.id).content == saved.content
         assert mem.search("release makefile").results[0].memory.id == saved.id
+
+
+def test_keyword_ranking_survives_counts_read_across_a_concurrent_write(clock):
+    """PostgreSQL reads the corpus size and a term's document count in separate statements;
+    a write committing between them once made the count exceed the total, and every search
+    with that term failed with a math domain error (500 under a team's load)."""
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+
+    with engram.open(pg_support.fresh_url(), embedder="none", clock=clock) as mem:
+        mem.save("The checkout flow retries payment twice", project="shop")
+        store = mem.store
+        with store.transaction():  # as if three more documents with the term committed
+            store._execute("UPDATE term_df SET df = df + 3 WHERE term = 'checkout'")
+        assert [r.memory.content for r in mem.search("checkout").results] == [
+            "The checkout flow retries payment twice"]

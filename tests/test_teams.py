@@ -314,3 +314,19 @@ def test_consolidation_never_merges_across_owners_or_scopes(tmp_path: Path, cloc
             assert {s.owner for s in sources} == {new.owner}
             assert new.scope == "personal"
         assert {new.owner for new in report.created} == {"alice", "bob"}
+
+
+def test_several_users_saving_and_searching_at_once_lose_nothing(shared):
+    """The load benchmark, bounded: writers and readers at once on a real server with the
+    bundled model; every acknowledged save stored once with its owner, no personal memory
+    in another user's results, no failed request."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.teams import run
+
+    _, db = shared
+    result = run(users=4, rounds=6, db=None if db.endswith(".db") else db)
+    assert result["errors"] == 0 and result["lost"] == 0, result
+    assert result["acknowledged"] == 2 * 6 == result["stored"]
+    assert result["wrong_owner"] == 0 and result["personal_leaks"] == 0

@@ -1,4 +1,5 @@
-"""`engram bench capture|locomo|redaction|scale`: the harnesses in the checkout's benchmarks/.
+"""`engram bench capture|locomo|redaction|scale|teams`: the harnesses in the checkout's
+benchmarks/.
 
 The harness is not part of the installed package (it needs the LoCoMo data and writes
 benchmarks/RESULTS.md), so this command finds the `benchmarks` folder next to the
@@ -20,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str]] = {
     "locomo": ("benchmarks.locomo",),
     "redaction": ("benchmarks.redaction",),
     "scale": ("benchmarks.scale",),
+    "teams": ("benchmarks.teams",),
 }
 
 

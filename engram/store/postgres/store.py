@@ -425,7 +425,10 @@ class PostgresStore(LedgerMethods):
         docs, average, df = self._statistics(phrases)
         idf = {}
         for phrase in phrases:
-            value = math.log((docs - df[phrase] + 0.5) / (df[phrase] + 0.5))
+            # The counts come from statements a concurrent write may fall between: a
+            # term can be counted in one more document than the corpus total just read.
+            n = min(df[phrase], docs)
+            value = math.log((docs - n + 0.5) / (n + 0.5))
             idf[phrase] = value if value > 0 else 1e-6  # FTS5's floor for common terms
         norm = f"{K1!r} * (1 - {B!r} + {B!r} * m.terms_len / %s)"
         terms_sql = " + ".join(
