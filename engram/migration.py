@@ -36,11 +36,13 @@ class MigrationReport:
     memories: dict[str, int] = field(default_factory=dict)  # by status
     vectors: int = 0
     recalls: int = 0
+    users: int = 0
     checksums: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "target": self.target, "memories": self.memories,
-                "vectors": self.vectors, "recalls": self.recalls, "checksums": self.checksums}
+                "vectors": self.vectors, "recalls": self.recalls, "users": self.users,
+                "checksums": self.checksums}
 
 
 def _fingerprint(service: Engram) -> tuple[Counter[str], int, str, str]:
@@ -89,9 +91,13 @@ def migrate(source: Engram, target: Engram) -> MigrationReport:
             target.store.log_recall(RecallEntry(
                 from_iso(entry["at"]) or source.clock(), entry["caller"], entry["query"],
                 entry["mode"], entry["ids"], entry["scores"], entry["elapsed_ms"]), None)
-    report = MigrationReport(source.path, target.path, recalls=target.store.count_recalls())
+    users = source.store.user_records()  # tokens travel as their hashes: they keep working
+    for name, role, token_hash, created in users:
+        target.store.add_user(name, role, token_hash, created)
+    report = MigrationReport(source.path, target.path, recalls=target.store.count_recalls(),
+                             users=len(target.store.users()))
     before, after = _fingerprint(source), _fingerprint(target)
-    if before != after or report.recalls != len(entries):
+    if before != after or report.recalls != len(entries) or report.users != len(users):
         raise StoreError(f"the copy in {target.path} does not match its source"
                          f" ({before} != {after}); the source is unchanged")
     report.memories = dict(after[0])

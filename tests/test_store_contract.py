@@ -259,10 +259,13 @@ def test_migrate_copies_a_whole_store_between_engines_and_back(any_cli_env, tmp_
     run_json(source, "archive", archived["id"])
     with engram.open(source["ENGRAM_DB"], embedder="fake") as mem:
         mem.search("react", caller="mcp")  # what agents were handed: the recall log
+        _, token = mem.users.add("alice", "admin")  # a team's users travel too
     middle = any_cli_env.get("ENGRAM_DB") or str(tmp_path / "middle.db")
     copied = run_json(source, "migrate", "--to", middle)
     assert copied["memories"] == {"active": 2, "superseded": 1, "archived": 1}
-    assert copied["vectors"] == 4 and copied["recalls"] >= 1
+    assert copied["vectors"] == 4 and copied["recalls"] >= 1 and copied["users"] == 1
+    with engram.open(middle, embedder="none") as mem:  # the same token opens the copy
+        assert mem.users.authenticate(token).name == "alice"
     back = str(tmp_path / "back.db")
     returned = run_json(dict(source, ENGRAM_DB=middle), "migrate", "--to", back)
     assert returned["checksums"] == copied["checksums"]

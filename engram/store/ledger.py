@@ -82,3 +82,6 @@ class LedgerMethods:
 
     def has_users(self) -> bool:
         return self._ledger.has_users()
+
+    def user_records(self) -> list[tuple[str, str, str, datetime]]:
+        return self._ledger.user_records()

@@ -191,6 +191,11 @@ class Ledger:
     def has_users(self) -> bool:
         return bool(self._store._rows("SELECT EXISTS (SELECT 1 FROM users)")[0][0])
 
+    def user_records(self) -> list[tuple[str, str, str, datetime]]:
+        rows = self._store._rows(
+            "SELECT name, role, token_hash, created_at FROM users ORDER BY name")
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
     def upkeep_runs(self, limit: int) -> list[dict[str, Any]]:
         rows = self._store._rows(
             "SELECT id, trigger, started_at, finished_at, report FROM upkeep_runs"

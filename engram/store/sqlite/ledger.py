@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ...model import to_iso
+from ...model import from_iso, to_iso
 from ..base import CensusRow, RecallEntry
 
 if TYPE_CHECKING:
@@ -221,6 +221,10 @@ class Ledger:
 
     def has_users(self) -> bool:
         return bool(self._read("SELECT EXISTS (SELECT 1 FROM users)")[0][0])
+
+    def user_records(self) -> list[tuple[str, str, str, datetime]]:
+        rows = self._read("SELECT name, role, token_hash, created_at FROM users ORDER BY name")
+        return [(r[0], r[1], r[2], from_iso(r[3])) for r in rows]
 
     def upkeep_runs(self, limit: int) -> list[dict[str, Any]]:
         rows = self._read(
