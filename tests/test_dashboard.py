@@ -227,3 +227,49 @@ def test_conflicts_side_by_side_and_overview_charts(page, api: httpx.Client) -> 
     page.locator("#chart-project canvas").wait_for()
     assert page.locator(".tiles article").count() == 5
     shoot(page, "overview")
+
+
+def test_a_team_server_asks_for_a_token_once_and_shows_only_what_the_user_may_see(
+        browser, tmp_path: Path) -> None:  # noqa: ANN001
+    """The dashboard on a store with users: it asks for the token once, keeps it for the
+    browser session, and lists team memories and the user's own, never another's."""
+    import json
+    import subprocess
+
+    from api_support import engram_command, server_env
+
+    home = tmp_path / "home"
+    home.mkdir()
+    db = str(tmp_path / "team.db")
+
+    def add_user(name: str) -> str:
+        done = subprocess.run([*engram_command(), "--db", db, "users", "add", name, "--json"],
+                              env=server_env(home), capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)["token"]
+
+    tokens = {name: add_user(name) for name in ("alice", "bob")}
+    server = start_server(home, ENGRAM_DB=db)
+    try:
+        with server.client(tokens["alice"]) as alice:
+            alice.post("/v1/memories", json={"content": "Team rule: squash merges only",
+                                             "type": "constraint"})
+            alice.post("/v1/memories", json={"content": "Alice likes dark mode diffs",
+                                             "type": "preference"})
+        context = browser.new_context(base_url=server.url)
+        tab = context.new_page()
+        tab.set_default_timeout(10_000)
+        tab.goto("/")
+        dialog = tab.locator("dialog[open]").filter(has_text="needs a token")
+        dialog.wait_for()
+        dialog.locator("input[type=password]").fill(tokens["bob"])
+        dialog.locator("button[type=submit]").click()
+        tab.locator("table.memories tbody tr").first.filter(has_text="squash merges").wait_for()
+        assert "dark mode" not in tab.locator("table.memories").inner_text()
+        tab.reload()  # the same session: no second question
+        tab.locator("table.memories tbody tr").first.wait_for()
+        assert tab.locator("dialog[open]").count() == 0
+        assert tab.evaluate("sessionStorage.getItem('engram.token')") == tokens["bob"]
+        assert tab.evaluate("localStorage.getItem('engram.token')") is None
+        context.close()
+    finally:
+        server.stop()

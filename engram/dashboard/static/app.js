@@ -11,7 +11,8 @@ const PROVENANCE_LABELS = {
 
 async function api(method, path, body) {
   const headers = { Accept: "application/json" };
-  const token = localStorage.getItem("engram.token");
+  // Per browser session: a team server's token is not left behind in the profile.
+  const token = sessionStorage.getItem("engram.token");
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, {
@@ -81,7 +82,7 @@ document.addEventListener("alpine:init", () => {
       this._flashTimer = setTimeout(() => { this.flash = ""; }, 2500);
     },
     saveToken() {
-      localStorage.setItem("engram.token", this.tokenDraft.trim());
+      sessionStorage.setItem("engram.token", this.tokenDraft.trim());
       this.needToken = false;
       this.start();
     },
