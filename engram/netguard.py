@@ -94,6 +94,20 @@ TOKEN_HOLDER = Caller("token", "admin")
 USERS_RECHECK_S = 1.0  # how long "this store has users" is trusted before asking again
 
 
+def insecure_token(scope: Mapping[str, Any], headers: Mapping[str, str],
+                   allow_insecure: bool) -> Refusal | None:
+    """A token sent in clear text from another machine has been exposed on the way:
+    refused (TLS belongs to a reverse proxy on this machine) unless told otherwise."""
+    if allow_insecure or "authorization" not in headers:
+        return None
+    client = scope.get("client")  # None: a Unix socket or an in-process call, not the network
+    if not client or scope.get("scheme") in ("https", "wss") or is_loopback(str(client[0])):
+        return None
+    return Refusal(403, "insecure", "tokens are refused over plain HTTP from other machines: "
+                   "serve behind a TLS reverse proxy, or start the server with "
+                   "--allow-insecure on a network you trust")
+
+
 @dataclass(frozen=True)
 class Refusal:
     """Why a request is refused before it reaches an endpoint; adapters render it."""

@@ -330,3 +330,38 @@ def test_several_users_saving_and_searching_at_once_lose_nothing(shared):
     assert result["errors"] == 0 and result["lost"] == 0, result
     assert result["acknowledged"] == 2 * 6 == result["stored"]
     assert result["wrong_owner"] == 0 and result["personal_leaks"] == 0
+
+
+def test_engram_serve_also_speaks_mcp_at_slash_mcp_with_the_same_users(tmp_path: Path):
+    """One process for a team: REST, the dashboard and MCP over HTTP, one set of users."""
+    import anyio
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    home, db = tmp_path / "home", str(tmp_path / "shared.db")
+    token = json.loads(users_cli(home, db, "add", "wes", "--json").stdout)["token"]
+    server = _serve(home, db)
+    found: dict[str, object] = {}
+
+    async def agent() -> None:
+        async with (create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+                    Client(streamable_http_client(f"{server.url}/mcp", http_client=http)) as c):
+            saved = await c.call_tool("memory_save", {"content": "Releases go out on Tuesdays",
+                                                      "type": "constraint"})
+            found["saved"] = not saved.is_error
+
+    try:
+        anyio.run(agent)
+        with server.client(token) as api:  # the REST side sees what the agent saved
+            hits = api.get("/v1/search", params={"q": "releases Tuesdays"}).json()["results"]
+            found["owner"] = hits[0]["memory"]["owner"]
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "test", "version": "1"}}}
+        refused = httpx.post(f"{server.url}/mcp", json=hello,
+                             headers={"Accept": "application/json, text/event-stream"})
+        found["anonymous"] = refused.status_code
+    finally:
+        server.stop()
+    assert found == {"saved": True, "owner": "wes", "anonymous": 401}

@@ -26,6 +26,7 @@ from ..netguard import (
     TOKEN_HOLDER,
     AccessRule,
     Refusal,
+    insecure_token,
     json_nesting,
 )
 from ..netguard import check_bind as check_bind_rule
@@ -106,7 +107,7 @@ class Guard:
                    for k, v in scope.get("headers", [])}
         path = str(scope.get("path", ""))
         needs_token = path.startswith(PROTECTED_PREFIX)
-        refusal = self._insecure_token(scope, headers)
+        refusal = insecure_token(scope, headers, self.allow_insecure)
         caller = None
         if refusal is None:
             try:
@@ -135,18 +136,6 @@ class Guard:
             await self.app(scope, receive, send)
             return
         await self._bounded(scope, receive, send, headers)
-
-    def _insecure_token(self, scope: Scope, headers: dict[str, str]) -> Refusal | None:
-        """A token sent in clear text from another machine has been exposed on the way:
-        refuse it (TLS belongs to a reverse proxy on this machine) unless told not to."""
-        if self.allow_insecure or "authorization" not in headers:
-            return None
-        client = scope.get("client") or ("", 0)
-        if scope.get("scheme") == "https" or is_loopback(str(client[0] or "")):
-            return None
-        return Refusal(403, "insecure", "tokens are refused over plain HTTP from other "
-                       "machines: serve behind a TLS reverse proxy, or start the server with "
-                       "--allow-insecure on a network you trust")
 
     async def _bounded(self, scope: Scope, receive: Receive, send: Send,
                        headers: dict[str, str]) -> None:

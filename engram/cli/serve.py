@@ -49,7 +49,7 @@ def _bind(host: str, port: int) -> socket.socket:
 @handle_errors
 def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
           allow_insecure: bool, log_level: str, as_json: bool) -> None:
-    """Serve the REST API (/v1, docs at /docs) and the dashboard (/).
+    """Serve the REST API (/v1, docs at /docs), MCP over HTTP (/mcp) and the dashboard (/).
 
     Listens on 127.0.0.1 by default. Once the store has users (`engram users add`), every
     /v1 request needs `Authorization: Bearer <token>` of one of them (readers read, writers
@@ -58,7 +58,8 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
     """
     import uvicorn
 
-    from ..api import check_bind, create_app
+    from ..api import check_bind
+    from ..api.combined import create_server_app
 
     token = os.environ.get("ENGRAM_TOKEN", "").strip() or None
     engram = open_service()
@@ -69,8 +70,8 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
     engram.lifecycle.long_lived = True  # upkeep runs in a thread of this process, not a new one
-    app = create_app(engram, token=token, bind_host=host, cors_origins=cors_origins,
-                     max_body=max_body, allow_insecure=allow_insecure)
+    app = create_server_app(engram, token=token, bind_host=host, cors_origins=cors_origins,
+                            max_body=max_body, allow_insecure=allow_insecure)
     sock = _bind(host, port)
     actual = sock.getsockname()[1]
     shown = f"[{host.strip('[]')}]" if ":" in host.strip("[]") else host
@@ -82,7 +83,8 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
                                "token_required": token is not None or has_users,
                                "users": has_users}))
     else:
-        click.echo(f"Engram on {url}  (dashboard {url}/, API {url}/v1, docs {url}/docs)")
+        click.echo(f"Engram on {url}  (dashboard {url}/, API {url}/v1, MCP {url}/mcp,"
+                   f" docs {url}/docs)")
         needed = "users' tokens" if has_users else "required" if token else "none (loopback)"
         click.echo(f"store: {engram.path}; token: {needed}")
     sys.stdout.flush()

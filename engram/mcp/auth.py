@@ -25,6 +25,7 @@ from ..netguard import (
     BindRefused,
     Caller,
     Refusal,
+    insecure_token,
     is_loopback,
 )
 from ..netguard import check_bind as _check_bind
@@ -42,22 +43,26 @@ class GuardMiddleware:
 
     def __init__(self, app: ASGIApp, token: str | None, *, bind_host: str = "127.0.0.1",
                  max_message: int = MAX_MESSAGE_BYTES, users: Any = None,
-                 read_only_tools: frozenset[str] = frozenset()) -> None:
+                 read_only_tools: frozenset[str] = frozenset(),
+                 allow_insecure: bool = False) -> None:
         self.app = app
         self.rule = AccessRule(token=token or None, bind_host=bind_host, users=users)
         self.max_message = max_message
         #: What a reader may call; every other tool changes memory.
         self.read_only_tools = read_only_tools
+        self.allow_insecure = allow_insecure
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        try:
-            refusal, caller = self.rule.identify(scope.get("method", "GET"), headers)
-        except EngramError as exc:  # the store cannot say who holds this token
-            refusal, caller = Refusal(503, "store_unavailable", str(exc)), None
+        refusal, caller = insecure_token(scope, headers, self.allow_insecure), None
+        if refusal is None:
+            try:
+                refusal, caller = self.rule.identify(scope.get("method", "GET"), headers)
+            except EngramError as exc:  # the store cannot say who holds this token
+                refusal = Refusal(503, "store_unavailable", str(exc))
         if refusal is not None:
             await _reply(send, refusal.status, _error(None, INVALID_REQUEST, refusal.message),
                          refusal.headers)

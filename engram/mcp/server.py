@@ -172,7 +172,8 @@ def run_stdio(server: MCPServer) -> None:
     server.run("stdio")
 
 
-def http_app(server: MCPServer, *, host: str, token: str | None, users: Any = None) -> Any:
+def http_app(server: MCPServer, *, host: str, token: str | None, users: Any = None,
+             allow_insecure: bool = False) -> Any:
     """The streamable HTTP ASGI app behind Engram's guard (`auth.GuardMiddleware`), which
     applies the REST API's Host/Origin/token rule (and the store's users, when it has
     some: readers may call only read-only tools) and screens every message; the SDK's own
@@ -182,7 +183,8 @@ def http_app(server: MCPServer, *, host: str, token: str | None, users: Any = No
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     read_only = frozenset(t.name for t in server._tool_manager.list_tools()
                           if t.annotations is not None and t.annotations.read_only_hint)
-    return GuardMiddleware(app, token, bind_host=host, users=users, read_only_tools=read_only)
+    return GuardMiddleware(app, token, bind_host=host, users=users, read_only_tools=read_only,
+                           allow_insecure=allow_insecure)
 
 
 def run_http(server: MCPServer, *, host: str, port: int, token: str | None,
