@@ -45,8 +45,9 @@ def _add_user(env: dict[str, str], name: str, role: str) -> str:
 
 def _serve(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[str], str]:
     with log.open("w") as stderr:
-        proc = subprocess.Popen([*_engram(), "serve", "--port", "0", "--json"], env=env,
-                                stdout=subprocess.PIPE, stderr=stderr, text=True)
+        proc = subprocess.Popen(  # no rate limit: the load is the point
+            [*_engram(), "serve", "--port", "0", "--json", "--rate-limit", "0"], env=env,
+            stdout=subprocess.PIPE, stderr=stderr, text=True)
     assert proc.stdout is not None
     url = json.loads(proc.stdout.readline())["url"]
     import httpx

@@ -91,6 +91,29 @@ class Caller:
 
 
 TOKEN_HOLDER = Caller("token", "admin")
+DEFAULT_RATE_PER_MINUTE = 600
+
+
+class RateLimiter:
+    """Requests per minute per caller, as a token bucket: a burst of up to a fifth of a
+    minute's allowance, then the steady rate. One limiter may serve several guards (the
+    REST API and MCP of one server), so a user's allowance is theirs across both."""
+
+    def __init__(self, per_minute: int = DEFAULT_RATE_PER_MINUTE) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = max(1.0, per_minute / 5)
+        self._buckets: dict[str, tuple[float, float]] = {}  # name -> (tokens, at)
+
+    def wait_needed(self, name: str) -> float:
+        """0 when this request may go now (and is counted), else seconds to wait."""
+        now = time.monotonic()
+        tokens, at = self._buckets.get(name, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - at) * self.rate)
+        if tokens < 1:
+            self._buckets[name] = (tokens, now)
+            return (1 - tokens) / self.rate
+        self._buckets[name] = (tokens - 1, now)
+        return 0.0
 USERS_RECHECK_S = 1.0  # how long "this store has users" is trusted before asking again
 
 
@@ -132,13 +155,15 @@ class AccessRule:
     """
 
     def __init__(self, *, token: str | None = None, bind_host: str = "127.0.0.1",
-                 cors_origins: Iterable[str] = (), users: Any = None) -> None:
+                 cors_origins: Iterable[str] = (), users: Any = None,
+                 limiter: RateLimiter | None = None) -> None:
         self.token = token.encode() if token else None
         self.check_host = token is None and is_loopback(bind_host)
         self.allowed_hosts = LOCAL_HOSTNAMES | {bind_host.strip().strip("[]").lower()}
         self.cors_origins = frozenset(_origin(o) for o in cors_origins if o)
         #: The service's users (`engram.service.users.Users`): `any()`, `authenticate()`.
         self.users = users
+        self.limiter = limiter
         self._has_users: tuple[float, bool] = (0.0, False)
 
     def check(self, method: str, headers: Mapping[str, str], *,
@@ -161,13 +186,21 @@ class AccessRule:
         if self.token is None and not has_users:
             return None, None  # a single-user server on loopback
         header = headers.get("authorization")
+        caller = None
         if self.token is not None and bearer_matches(header, self.token):
-            return None, TOKEN_HOLDER
+            caller = TOKEN_HOLDER
         scheme, _, given = (header or "").partition(" ")
-        if has_users and scheme.lower() == "bearer" and given.strip():
+        if caller is None and has_users and scheme.lower() == "bearer" and given.strip():
             user = self.users.authenticate(given.strip())
             if user is not None:
-                return None, Caller(user.name, user.role)
+                caller = Caller(user.name, user.role)
+        if caller is not None:
+            wait = self.limiter.wait_needed(caller.name) if self.limiter else 0.0
+            if wait > 0:
+                return Refusal(429, "rate_limited", f"{caller.name} sends too many requests; "
+                               f"retry in {wait:.1f} s",
+                               (("retry-after", str(max(1, round(wait)))),)), caller
+            return None, caller
         wrong = "the bearer token is wrong" if header else (
             "this server needs `Authorization: Bearer <token>`")
         whose = "a user's token (`engram users add`)" if has_users else f"the server's {TOKEN_ENV}"

@@ -365,3 +365,30 @@ def test_engram_serve_also_speaks_mcp_at_slash_mcp_with_the_same_users(tmp_path:
     finally:
         server.stop()
     assert found == {"saved": True, "owner": "wes", "anonymous": 401}
+
+
+def test_each_user_has_a_rate_limit_across_rest_and_mcp(tmp_path: Path):
+    home, db = tmp_path / "home", str(tmp_path / "shared.db")
+    tokens = {n: json.loads(users_cli(home, db, "add", n, "--json").stdout)["token"]
+              for n in ("busy", "calm")}
+    server = _serve(home, db, "--rate-limit", "30")  # a burst of 6, then one each 2 s
+    try:
+        with server.client(tokens["busy"]) as busy:
+            statuses = [busy.get("/v1/stats").status_code for _ in range(8)]
+            assert statuses[:6] == [200] * 6 and statuses[-1] == 429
+            limited = busy.get("/v1/stats")
+            assert limited.json()["error"] == "rate_limited"
+            assert int(limited.headers["retry-after"]) >= 1
+            hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "test", "version": "1"}}}
+            over_mcp = httpx.post(f"{server.url}/mcp", json=hello, headers={
+                "Accept": "application/json, text/event-stream",
+                "Authorization": f"Bearer {tokens['busy']}"})
+            assert over_mcp.status_code == 429  # one allowance for both doors
+        with server.client(tokens["calm"]) as calm:  # another user is not slowed down
+            assert calm.get("/v1/stats").status_code == 200
+        schema = httpx.get(f"{server.url}/openapi.json").json()
+        assert "429" in schema["paths"]["/v1/search"]["get"]["responses"]
+    finally:
+        server.stop()

@@ -33,6 +33,7 @@ def create_app(
     cors_origins: Iterable[str] = (),
     max_body: int = DEFAULT_MAX_BODY,
     allow_insecure: bool = False,
+    limiter: Any = None,
 ) -> FastAPI:
     """The API over one open service. `engram serve` calls this; so can tests and embedders."""
     from fastapi import Depends
@@ -82,5 +83,5 @@ def create_app(
                            allow_methods=["*"], allow_headers=["Authorization", "Content-Type"])
     app.add_middleware(Guard, token=token, bind_host=bind_host, cors_origins=origins,
                        max_body=max_body, users=getattr(engram, "users", None),
-                       allow_insecure=allow_insecure)
+                       allow_insecure=allow_insecure, limiter=limiter)
     return app

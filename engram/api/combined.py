@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from ..netguard import DEFAULT_RATE_PER_MINUTE, RateLimiter
 from .app import create_app
 from .security import DEFAULT_MAX_BODY, Receive, Scope, Send
 
@@ -41,12 +42,16 @@ def create_server_app(
     cors_origins: Iterable[str] = (),
     max_body: int = DEFAULT_MAX_BODY,
     allow_insecure: bool = False,
+    rate_per_minute: int = DEFAULT_RATE_PER_MINUTE,
 ) -> Any:
+    """The REST API and MCP over one service; `rate_per_minute` requests per minute per
+    user or token, across both (0: no limit)."""
     from ..mcp.server import HTTP_PATH, build_server, http_app
 
+    limiter = RateLimiter(rate_per_minute) if rate_per_minute > 0 else None
     api = create_app(engram, token=token, bind_host=bind_host, cors_origins=cors_origins,
-                     max_body=max_body, allow_insecure=allow_insecure)
+                     max_body=max_body, allow_insecure=allow_insecure, limiter=limiter)
     server = build_server(engram, default_project=os.environ.get("ENGRAM_PROJECT") or None)
     mcp = http_app(server, host=bind_host, token=token, users=engram.users,
-                   allow_insecure=allow_insecure)
+                   allow_insecure=allow_insecure, limiter=limiter)
     return PathDispatch(api, mcp, HTTP_PATH)

@@ -8,7 +8,8 @@ Every error is JSON `{"error": code, "message": text, "field": name?, "problems"
   field, a wrong type, a value out of range, a date that cannot be parsed, JSON nested
   too deep. Whether FastAPI's request models or the service caught it, it is 422
   (FastAPI's own validation status, so the document and the routes agree everywhere).
-- 401 token, 403 browser origin, 421 host name (netguard's rule), 404 no such memory or
+- 401 token, 403 browser origin, a role or a clear-text token, 421 host name (netguard's
+  rule), 429 a user's or token's rate limit (with Retry-After), 404 no such memory or
   endpoint, 405 method, 409 the memory's state forbids the change, 413 body too large,
   415 body not declared as JSON, 503 the store or a dependency is unavailable (with
   Retry-After when retrying may help), 500 a bug (details only in the server log).
@@ -62,9 +63,10 @@ class ErrorBody(BaseModel):
 DESCRIPTIONS = {
     400: "Malformed request: the body is not JSON (or not UTF-8), or Content-Length is "
          "not a number.",
-    401: "A token is set on this server and the request has no or a wrong "
+    401: "The store has users (or the server a token) and the request has no or a wrong "
          "`Authorization: Bearer` header.",
-    403: "A browser page of another origin (not listed with --cors-origin).",
+    403: "A browser page of another origin (not listed with --cors-origin); a user whose "
+         "role may not do this; or a token sent in clear text from another machine.",
     404: "No memory has that id (or the id prefix is ambiguous).",
     409: "The memory's state forbids the change (e.g. superseding a superseded memory).",
     413: "The body is larger than the server's --max-body.",
@@ -72,6 +74,8 @@ DESCRIPTIONS = {
     421: "The Host header does not name this machine (loopback server without a token).",
     422: "A field is missing, unknown, of the wrong type, out of range, or nested too deep; "
          "`field` names it.",
+    429: "This user or token sent more requests than the server's --rate-limit allows; "
+         "retry after `Retry-After` seconds.",
     500: "A bug: an unexpected server error (the details are in the server log only).",
     503: "The store is unavailable (disk full, locked past the wait allowed, I/O error) or "
          "a dependency is down; retry after `Retry-After` seconds when it is given.",
@@ -86,7 +90,7 @@ def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     entries: dict[int | str, dict[str, Any]] = {}
     for status in statuses:
         entry: dict[str, Any] = {"model": ErrorBody, "description": DESCRIPTIONS[status]}
-        if status == 503:
+        if status in (429, 503):
             entry["headers"] = RETRY_AFTER
         entries[status] = entry
     return entries
@@ -107,7 +111,7 @@ def document_errors(app: FastAPI) -> None:
     def entry(status: int) -> dict[str, Any]:
         documented: dict[str, Any] = {"description": DESCRIPTIONS[status],
                                       "content": {"application/json": {"schema": error_ref}}}
-        if status == 503:
+        if status in (429, 503):
             documented["headers"] = RETRY_AFTER
         return documented
 
@@ -115,9 +119,9 @@ def document_errors(app: FastAPI) -> None:
         if app.openapi_schema is not None:
             return app.openapi_schema
         schema = build()
-        for operations in schema.get("paths", {}).values():
+        for path, operations in schema.get("paths", {}).items():
             for method, operation in operations.items():
-                statuses = [403, 421]
+                statuses = [403, 421] + ([429] if path.startswith("/v1/") else [])
                 if method.upper() in UNSAFE_METHODS:
                     statuses += [400, 413, 415, 422]
                 elif operation.get("parameters"):

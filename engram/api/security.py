@@ -92,10 +92,11 @@ class Guard:
         max_body: int = DEFAULT_MAX_BODY,
         users: Any = None,
         allow_insecure: bool = False,
+        limiter: Any = None,
     ) -> None:
         self.app = app
         self.rule = AccessRule(token=token, bind_host=bind_host, cors_origins=cors_origins,
-                               users=users)
+                               users=users, limiter=limiter)
         self.max_body = max_body
         self.allow_insecure = allow_insecure
 

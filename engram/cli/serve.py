@@ -43,12 +43,15 @@ def _bind(host: str, port: int) -> socket.socket:
 @click.option("--allow-insecure", is_flag=True,
               help="Accept tokens over plain HTTP from other machines (else refused: put a TLS "
               "reverse proxy in front).")
+@click.option("--rate-limit", default=600, show_default=True, type=click.IntRange(0, 10**7),
+              help="Requests per minute per user or token, REST and MCP together (0: none); "
+              "beyond it, 429 with Retry-After.")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @json_option
 @handle_errors
 def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
-          allow_insecure: bool, log_level: str, as_json: bool) -> None:
+          allow_insecure: bool, rate_limit: int, log_level: str, as_json: bool) -> None:
     """Serve the REST API (/v1, docs at /docs), MCP over HTTP (/mcp) and the dashboard (/).
 
     Listens on 127.0.0.1 by default. Once the store has users (`engram users add`), every
@@ -71,7 +74,8 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
         sys.exit(1)
     engram.lifecycle.long_lived = True  # upkeep runs in a thread of this process, not a new one
     app = create_server_app(engram, token=token, bind_host=host, cors_origins=cors_origins,
-                            max_body=max_body, allow_insecure=allow_insecure)
+                            max_body=max_body, allow_insecure=allow_insecure,
+                            rate_per_minute=rate_limit)
     sock = _bind(host, port)
     actual = sock.getsockname()[1]
     shown = f"[{host.strip('[]')}]" if ":" in host.strip("[]") else host

@@ -44,9 +44,10 @@ class GuardMiddleware:
     def __init__(self, app: ASGIApp, token: str | None, *, bind_host: str = "127.0.0.1",
                  max_message: int = MAX_MESSAGE_BYTES, users: Any = None,
                  read_only_tools: frozenset[str] = frozenset(),
-                 allow_insecure: bool = False) -> None:
+                 allow_insecure: bool = False, limiter: Any = None) -> None:
         self.app = app
-        self.rule = AccessRule(token=token or None, bind_host=bind_host, users=users)
+        self.rule = AccessRule(token=token or None, bind_host=bind_host, users=users,
+                               limiter=limiter)
         self.max_message = max_message
         #: What a reader may call; every other tool changes memory.
         self.read_only_tools = read_only_tools

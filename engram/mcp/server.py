@@ -173,7 +173,7 @@ def run_stdio(server: MCPServer) -> None:
 
 
 def http_app(server: MCPServer, *, host: str, token: str | None, users: Any = None,
-             allow_insecure: bool = False) -> Any:
+             allow_insecure: bool = False, limiter: Any = None) -> Any:
     """The streamable HTTP ASGI app behind Engram's guard (`auth.GuardMiddleware`), which
     applies the REST API's Host/Origin/token rule (and the store's users, when it has
     some: readers may call only read-only tools) and screens every message; the SDK's own
@@ -184,7 +184,7 @@ def http_app(server: MCPServer, *, host: str, token: str | None, users: Any = No
     read_only = frozenset(t.name for t in server._tool_manager.list_tools()
                           if t.annotations is not None and t.annotations.read_only_hint)
     return GuardMiddleware(app, token, bind_host=host, users=users, read_only_tools=read_only,
-                           allow_insecure=allow_insecure)
+                           allow_insecure=allow_insecure, limiter=limiter)
 
 
 def run_http(server: MCPServer, *, host: str, port: int, token: str | None,
