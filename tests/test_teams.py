@@ -392,3 +392,52 @@ def test_each_user_has_a_rate_limit_across_rest_and_mcp(tmp_path: Path):
         assert "429" in schema["paths"]["/v1/search"]["get"]["responses"]
     finally:
         server.stop()
+
+
+def test_the_cli_acts_on_a_team_server_with_engram_url_as_it_does_locally(shared, cli_env):
+    """ENGRAM_URL + ENGRAM_TOKEN: the memory commands go to the server, same arguments,
+    same JSON as on a local store, the server's refusals as the usual one-line errors."""
+    from conftest import run_cli, run_json
+
+    home, db = shared
+    token = json.loads(users_cli(home, db, "add", "ada", "--json").stdout)["token"]
+    server = _serve(home, db)
+    remote = dict(cli_env, ENGRAM_URL=server.url, ENGRAM_TOKEN=token)
+    local = dict(cli_env, ENGRAM_DB=str(Path(cli_env["ENGRAM_HOME"]) / "local.db"))
+    try:
+        for env in (remote, local):
+            saved = run_json(env, "add", "Deploys go through ArgoCD, never kubectl apply",
+                             "--type", "constraint", "--project", "infra", "--tags", "deploy")
+            again = run_json(env, "add", "Deploys go through ArgoCD, never kubectl apply",
+                             "--type", "constraint", "--project", "infra")
+            assert again["duplicate"] is True and again["id"] == saved["id"]
+            found = run_json(env, "search", "how do we deploy", "--project", "infra")
+            assert found["results"][0]["memory"]["id"] == saved["id"]
+            assert run_json(env, "get", saved["id"])["content"].startswith("Deploys go")
+            newer = run_json(env, "update", saved["id"], "--content",
+                             "Deploys go through ArgoCD (since March), never kubectl apply")
+            assert [v["id"] for v in run_json(env, "history", newer["id"])] == [
+                saved["id"], newer["id"]]
+            assert run_json(env, "pin", newer["id"])["pinned"] is True
+            listed = run_json(env, "list", "--project", "infra")
+            assert [m["id"] for m in listed] == [newer["id"]]
+            assert run_json(env, "archive", newer["id"])["status"] == "archived"
+            assert run_json(env, "restore", newer["id"])["status"] == "active"
+            exported = run_cli(env, "export", "--format", "jsonl").stdout
+            assert "ArgoCD" in exported
+            imported = run_json(env, "import", "-", input='{"content": "Staging is k3s"}\n'
+                                "not json\n")
+            assert imported["imported"] == 1 and imported["errors"][0]["line"] == 2
+            missing = run_cli(env, "get", "zzzzzzzzzz")
+            assert missing.returncode == 1 and "no memory" in missing.stderr
+            assert "Traceback" not in missing.stderr
+        with engram.open(db, embedder="none") as mem:  # the remote saves are ada's, on the server
+            assert {m.owner for m in mem.list(limit=100)} == {"ada"}
+
+        refused = run_cli(dict(remote, ENGRAM_TOKEN="engram_wrong"), "list")
+        assert refused.returncode == 1 and "refused the token" in refused.stderr
+    finally:
+        server.stop()
+    gone = run_cli(remote, "search", "deploy")  # the server is down: one clear line
+    assert gone.returncode == 1 and "cannot reach the Engram server" in gone.stderr
+    assert "Traceback" not in gone.stderr

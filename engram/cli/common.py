@@ -27,11 +27,23 @@ def wants_json(as_json: bool) -> bool:
     return as_json or bool(root.obj and root.obj.get("json"))
 
 
-def open_service(embedder: str | None = None) -> Any:
+def open_service(embedder: str | None = None, *, remote_ok: bool = False) -> Any:
+    """The service the command acts on: the store named by --db / ENGRAM_DB, or, for the
+    memory commands (`remote_ok`), the team server named by ENGRAM_URL when no --db is
+    given (engram.remote)."""
+    import os
+
     import engram
 
     ctx = click.get_current_context().find_root()
     db = ctx.obj.get("db") if ctx.obj else None
+    url = os.environ.get("ENGRAM_URL", "").strip()
+    if remote_ok and url and db is None:
+        from ..remote import RemoteEngram
+
+        remote = RemoteEngram(url, os.environ.get("ENGRAM_TOKEN", "").strip() or None)
+        ctx.call_on_close(remote.close)
+        return remote
     service = engram.open(db, embedder=embedder)
     ctx.call_on_close(service.close)
     return service

@@ -72,7 +72,7 @@ def add(
     as_json: bool,
 ) -> None:
     """Remember TEXT ('-' reads standard input)."""
-    service = open_service()
+    service = open_service(remote_ok=True)
     result = service.save(
         _content(text),
         type=type_,
@@ -143,7 +143,7 @@ def search(
     as_json: bool,
 ) -> None:
     """Find memories relevant to QUERY (keywords and meaning, newest versions only)."""
-    service = open_service()
+    service = open_service(remote_ok=True)
     response = service.search(
         query,
         k=k,
@@ -181,7 +181,7 @@ def search(
 @handle_errors
 def get(memory_id: str, as_json: bool) -> None:
     """Show one memory (an unambiguous id prefix works too)."""
-    memory = open_service().get(memory_id)
+    memory = open_service(remote_ok=True).get(memory_id)
     if wants_json(as_json):
         emit_json(memory.to_dict())
     else:
@@ -194,7 +194,7 @@ def get(memory_id: str, as_json: bool) -> None:
 @handle_errors
 def history(memory_id: str, as_json: bool) -> None:
     """Show a memory's version chain, oldest first."""
-    chain = open_service().history(memory_id)
+    chain = open_service(remote_ok=True).history(memory_id)
     if wants_json(as_json):
         emit_json([m.to_dict() for m in chain])
     else:
@@ -240,7 +240,7 @@ def list_(
     as_json: bool,
 ) -> None:
     """List memories, newest first."""
-    memories = open_service().list(
+    memories = open_service(remote_ok=True).list(
         project=project,
         types=list(types) or None,
         status=list(statuses) or None,
@@ -305,7 +305,7 @@ def update(
         "event_at": parse_when("event_at", event_at),
         "expires_at": parse_when("expires_at", expires_at),
     }
-    memory = open_service().update(
+    memory = open_service(remote_ok=True).update(
         memory_id, in_place=in_place, **{k: v for k, v in changes.items() if v is not None}
     )
     if wants_json(as_json):
@@ -320,7 +320,7 @@ def _simple(name: str, method: str, doc: str, **call: object) -> click.Command:
     @json_option
     @handle_errors
     def command(memory_id: str, as_json: bool) -> None:
-        memory = getattr(open_service(), method)(memory_id, **call)
+        memory = getattr(open_service(remote_ok=True), method)(memory_id, **call)
         if wants_json(as_json):
             emit_json(memory.to_dict())
         else:
@@ -347,7 +347,7 @@ reject = _simple("reject", "reject", "Doubt a memory: confidence down.")
 @handle_errors
 def delete(memory_id: str, hard: bool, as_json: bool) -> None:
     """Delete a memory: soft by default, --hard removes it from the store."""
-    memory = open_service().delete(memory_id, hard=hard)
+    memory = open_service(remote_ok=True).delete(memory_id, hard=hard)
     if wants_json(as_json):
         emit_json({"id": memory.id, "deleted": True, "hard": hard})
     else:
@@ -359,7 +359,7 @@ def delete(memory_id: str, hard: bool, as_json: bool) -> None:
 @handle_errors
 def stats(as_json: bool) -> None:
     """Counts by type, status and project; where the store is."""
-    data = open_service().stats()
+    data = open_service(remote_ok=True).stats()
     if wants_json(as_json):
         emit_json(data)
         return

@@ -1,0 +1,280 @@
+"""The service on a team's server, reached over its REST API.
+
+With `ENGRAM_URL` (and `ENGRAM_TOKEN`, a user's token) set, the memory commands of the CLI
+act on that server with the same arguments and output as on a local store: this class
+answers the service methods they call, from the same REST API the dashboard uses, and
+turns the server's JSON back into the service's own objects and errors. What the server
+refuses arrives as the same Engram error a local store would raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import fields
+from typing import Any
+
+from .errors import (
+    ConflictError,
+    EngramError,
+    NotFoundError,
+    StoreUnavailableError,
+    ValidationError,
+)
+from .model import Memory, from_iso
+from .retrieval import SearchResponse, SearchResult
+from .service.results import Conflict, ImportResult, SaveResult
+
+URL_ENV = "ENGRAM_URL"
+TOKEN_ENV = "ENGRAM_TOKEN"
+TIMEOUT_S = 30.0
+_TIMES = ("created_at", "updated_at", "event_at", "expires_at", "last_accessed_at")
+_FIELDS = tuple(f.name for f in fields(Memory))
+
+
+def memory_from_dict(data: dict[str, Any]) -> Memory:
+    """A Memory from its JSON form (`Memory.to_dict`)."""
+    values: dict[str, Any] = {k: data[k] for k in _FIELDS if k in data}
+    for name in _TIMES:
+        if name in values:
+            values[name] = from_iso(values[name])
+    for name in ("tags", "files"):
+        values[name] = tuple(values.get(name) or ())
+    values["meta"] = dict(values.get("meta") or {})
+    return Memory(**values)
+
+
+class RemoteEngram:
+    """The memory commands' service, on a server (see the module docstring)."""
+
+    def __init__(self, url: str, token: str | None = None, *, timeout: float = TIMEOUT_S,
+                 transport: Any = None) -> None:
+        import httpx
+
+        self.url = url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout,
+                                  transport=transport)
+
+    @property
+    def path(self) -> str:
+        return self.url
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> RemoteEngram:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise EngramError(f"`{name}` runs where the store is, not through {URL_ENV}: unset "
+                          f"{URL_ENV} (or pass --db) on the server's machine")
+
+    # --- the wire -------------------------------------------------------------------------
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        import httpx
+
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.TransportError as exc:
+            raise StoreUnavailableError(f"cannot reach the Engram server at {self.url}: "
+                                        f"{exc}") from None
+        if response.status_code < 400:
+            if response.headers.get("content-type", "").startswith("application/json"):
+                return response.json()
+            return response.text
+        raise _error(response)
+
+    # --- reading --------------------------------------------------------------------------
+
+    def get(self, memory_id: str, *, track: bool = True) -> Memory:
+        return memory_from_dict(self._call("GET", f"/v1/memories/{_id(memory_id)}",
+                                           params={"track": str(track).lower()}))
+
+    def history(self, memory_id: str) -> list[Memory]:
+        data = self._call("GET", f"/v1/memories/{_id(memory_id)}/history")
+        return [memory_from_dict(m) for m in data["items"]]
+
+    def list(self, *, limit: int = 50, offset: int = 0, order: str = "newest",
+             **filter_args: Any) -> list[Memory]:
+        params = {"limit": limit, "offset": offset, "order": order, **_filters(filter_args)}
+        return [memory_from_dict(m) for m in self._call("GET", "/v1/memories",
+                                                        params=params)["items"]]
+
+    def count(self, **filter_args: Any) -> int:
+        params = {"limit": 0, **_filters(filter_args)}
+        return int(self._call("GET", "/v1/memories", params=params)["total"])
+
+    def search(self, query: str, *, k: int = 10, files: Any = None, **filter_args: Any
+               ) -> SearchResponse:
+        params = {"q": query, "k": k, "explain": "true", **_filters(filter_args)}
+        if files:
+            params["files"] = list(files)
+        data = self._call("GET", "/v1/search", params=params)
+        results = [SearchResult(memory_from_dict(r["memory"]), float(r["score"]),
+                                r.get("signals") or {}) for r in data["results"]]
+        return SearchResponse(data["query"], results, data["mode"], from_iso(data["since"]),
+                              from_iso(data["until"]), data.get("temporal_phrase"),
+                              float(data.get("elapsed_ms") or 0), list(data.get("notes") or []))
+
+    def stats(self) -> dict[str, Any]:
+        return self._call("GET", "/v1/stats")
+
+    def export(self, fmt: str = "json", **filter_args: Any) -> str:
+        params = {"format": fmt}
+        if filter_args.get("project"):
+            params["project"] = filter_args["project"]
+        return self._call("GET", "/v1/export", params=params)
+
+    # --- writing --------------------------------------------------------------------------
+
+    def save(self, content: str, **fields_: Any) -> SaveResult:
+        body = {"content": content, **_json_fields(fields_)}
+        return _save_result(self._call("POST", "/v1/memories", json=body))
+
+    def update(self, memory_id: str, *, in_place: bool = False, **changes: Any) -> Memory:
+        body = _json_fields(changes)
+        return memory_from_dict(self._call(
+            "PATCH", f"/v1/memories/{_id(memory_id)}", json=body,
+            params={"in_place": str(in_place).lower()}))
+
+    def _action(self, memory_id: str, name: str) -> Memory:
+        return memory_from_dict(self._call("POST", f"/v1/memories/{_id(memory_id)}/{name}"))
+
+    def archive(self, memory_id: str) -> Memory:
+        return self._action(memory_id, "archive")
+
+    def restore(self, memory_id: str) -> Memory:
+        return self._action(memory_id, "restore")
+
+    def pin(self, memory_id: str, pinned: bool = True) -> Memory:
+        return self._action(memory_id, "pin" if pinned else "unpin")
+
+    def unpin(self, memory_id: str) -> Memory:
+        return self._action(memory_id, "unpin")
+
+    def confirm(self, memory_id: str) -> Memory:
+        return self._action(memory_id, "confirm")
+
+    def reject(self, memory_id: str) -> Memory:
+        return self._action(memory_id, "reject")
+
+    def delete(self, memory_id: str, *, hard: bool = False) -> Memory:
+        data = self._call("DELETE", f"/v1/memories/{_id(memory_id)}",
+                          params={"hard": str(hard).lower()})
+        return memory_from_dict(data["memory"])
+
+    def import_records(self, records: Iterable[tuple[int, Any]]) -> ImportResult:
+        """Records go as they were read; bad ones (already reported by the parser) are
+        reported again with their line."""
+        from .exchange import BadRecord
+
+        result = ImportResult()
+        good: list[tuple[int, Any]] = []
+        for line, record in records:
+            if isinstance(record, BadRecord):
+                result.errors.append({"line": line, "error": record.error})
+            else:
+                good.append((line, record))
+        for start in range(0, len(good), 500):
+            chunk = good[start:start + 500]
+            data = self._call("POST", "/v1/import", json={"records": [r for _, r in chunk]})
+            result.imported += data["imported"]
+            result.duplicates += data["duplicates"]
+            result.ids += data["ids"]
+            result.errors += [{**e, "line": chunk[e["line"] - 1][0]} for e in data["errors"]]
+        return result
+
+
+def _id(memory_id: str) -> str:
+    from urllib.parse import quote
+
+    if not isinstance(memory_id, str) or not memory_id:
+        raise ValidationError("id", "must be a memory id")
+    return quote(memory_id, safe="")
+
+
+def _json_fields(values: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of a save or update as the API's JSON (times as ISO text)."""
+    from datetime import datetime
+
+    from .model import to_iso
+
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, datetime):
+            value = to_iso(value)
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[key] = value
+    return out
+
+
+_FILTER_PARAMS = {"project": "project", "types": "type", "tags": "tag", "since": "since",
+                  "until": "until", "status": "status", "provenance": "provenance",
+                  "pinned": "pinned"}
+
+
+def _filters(args: dict[str, Any]) -> dict[str, Any]:
+    from datetime import datetime
+
+    from .model import to_iso
+
+    args = dict(args)
+    wider = [s for s, flag in (("superseded", args.pop("include_superseded", False)),
+                               ("archived", args.pop("include_archived", False))) if flag]
+    if wider and not args.get("status"):
+        args["status"] = ["active", *wider]
+    params: dict[str, Any] = {}
+    for key, value in args.items():
+        if value is None or value == () or value == []:
+            continue
+        name = _FILTER_PARAMS.get(key)
+        if name is None:
+            raise EngramError(f"the filter {key!r} is not available on a remote server")
+        if isinstance(value, datetime):
+            value = to_iso(value)
+        elif isinstance(value, bool):
+            value = str(value).lower()
+        elif isinstance(value, Sequence) and not isinstance(value, str):
+            value = list(value)
+        params[name] = value
+    return params
+
+
+def _save_result(data: dict[str, Any]) -> SaveResult:
+    conflicts = tuple(Conflict(Memory(id=c["id"], content=c["content"]), c["similarity"])
+                      for c in data.get("conflicts") or ())
+    return SaveResult(memory_from_dict(data["memory"]), bool(data["duplicate"]), conflicts,
+                      tuple(data.get("redacted") or ()))
+
+
+def _error(response: Any) -> EngramError:
+    """The server's JSON error as the error a local store raises."""
+    try:
+        body = response.json()
+        message, field = str(body.get("message") or body), body.get("field")
+    except ValueError:
+        message, field = response.text[:300] or response.reason_phrase, None
+    status = response.status_code
+    if status == 404:
+        return NotFoundError("", message)
+    if status == 409:
+        return ConflictError(message)
+    if status in (400, 413, 415, 422):
+        name = str(field or "request")
+        prefix = f"{name}: "
+        return ValidationError(name, message[len(prefix):] if message.startswith(prefix)
+                               else message)
+    if status in (429, 503):
+        return StoreUnavailableError(message)
+    if status == 401:
+        return EngramError(f"the server refused the token ({TOKEN_ENV}): {message}")
+    return EngramError(f"the server answered {status}: {message}")
