@@ -101,17 +101,24 @@ class RemoteEngram:
         return [memory_from_dict(m) for m in data["items"]]
 
     def list(self, *, limit: int = 50, offset: int = 0, order: str = "newest",
-             **filter_args: Any) -> list[Memory]:
+             include_global: bool = True, **filter_args: Any) -> list[Memory]:
+        """`include_global=False` (the project's own memories only) is applied to the page
+        the server returns, which also holds global ones: a page may come back shorter."""
         params = {"limit": limit, "offset": offset, "order": order, **_filters(filter_args)}
-        return [memory_from_dict(m) for m in self._call("GET", "/v1/memories",
-                                                        params=params)["items"]]
+        found = [memory_from_dict(m) for m in self._call("GET", "/v1/memories",
+                                                         params=params)["items"]]
+        project = filter_args.get("project")
+        if not include_global and project:
+            found = [m for m in found if m.project == project]
+        return found
 
     def count(self, **filter_args: Any) -> int:
         params = {"limit": 0, **_filters(filter_args)}
         return int(self._call("GET", "/v1/memories", params=params)["total"])
 
-    def search(self, query: str, *, k: int = 10, files: Any = None, **filter_args: Any
-               ) -> SearchResponse:
+    def search(self, query: str, *, k: int = 10, files: Any = None, caller: str | None = None,
+               **filter_args: Any) -> SearchResponse:
+        """`caller` is for a local recall log; the server logs the user who asked."""
         params = {"q": query, "k": k, "explain": "true", **_filters(filter_args)}
         if files:
             params["files"] = list(files)
@@ -124,6 +131,37 @@ class RemoteEngram:
 
     def stats(self) -> dict[str, Any]:
         return self._call("GET", "/v1/stats")
+
+    def resolve(self, memory_id: str) -> Memory:
+        return self.get(memory_id, track=False)
+
+    @staticmethod
+    def clock() -> Any:
+        from .model import utcnow
+
+        return utcnow()
+
+    def instructions(self) -> str:
+        return self._call("GET", "/v1/instructions")["text"]
+
+    def context(self, *, project: str | None = None, task: str | None = None,
+                files: Any = None, budget: int = 1500, exclude: Iterable[str] = ()) -> Any:
+        """A context pack built by the server (the memories it holds for this user)."""
+        from .context import ContextPack
+
+        params: dict[str, Any] = {"budget": budget}
+        if project:
+            params["project"] = project
+        if task:
+            params["task"] = task
+        if files:
+            params["files"] = list(files)
+        data = self._call("GET", "/v1/context", params=params)
+        return ContextPack(data["text"], list(data.get("memory_ids") or []),
+                           int(data.get("tokens") or 0), dict(data.get("sections") or {}))
+
+    def mark_used(self, memory_ids: Sequence[str]) -> None:
+        """Uses of a remote context pack are not counted yet (the API has no call for it)."""
 
     def export(self, fmt: str = "json", **filter_args: Any) -> str:
         params = {"format": fmt}
@@ -142,6 +180,11 @@ class RemoteEngram:
         return memory_from_dict(self._call(
             "PATCH", f"/v1/memories/{_id(memory_id)}", json=body,
             params={"in_place": str(in_place).lower()}))
+
+    def checkpoint(self, summary: str, **fields_: Any) -> SaveResult:
+        fields_.pop("provenance", None)  # the server's checkpoints are checkpoints
+        body = {"summary": summary, **_json_fields(fields_)}
+        return _save_result(self._call("POST", "/v1/checkpoint", json=body))
 
     def _action(self, memory_id: str, name: str) -> Memory:
         return memory_from_dict(self._call("POST", f"/v1/memories/{_id(memory_id)}/{name}"))
@@ -200,15 +243,20 @@ def _id(memory_id: str) -> str:
 
 
 def _json_fields(values: dict[str, Any]) -> dict[str, Any]:
-    """Keyword arguments of a save or update as the API's JSON (times as ISO text)."""
+    """Keyword arguments of a save or update as the API's JSON (times as ISO text). The
+    vocabularies are checked here too, so a wrong type reads as it does locally."""
     from datetime import datetime
 
-    from .model import to_iso
+    from .model import to_iso, validate_provenance, validate_type
 
     out: dict[str, Any] = {}
     for key, value in values.items():
         if value is None:
             continue
+        if key == "type":
+            value = validate_type(value)
+        elif key == "provenance":
+            value = validate_provenance(value)
         if isinstance(value, datetime):
             value = to_iso(value)
         elif isinstance(value, tuple):

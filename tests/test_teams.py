@@ -441,3 +441,32 @@ def test_the_cli_acts_on_a_team_server_with_engram_url_as_it_does_locally(shared
     gone = run_cli(remote, "search", "deploy")  # the server is down: one clear line
     assert gone.returncode == 1 and "cannot reach the Engram server" in gone.stderr
     assert "Traceback" not in gone.stderr
+
+
+def test_an_agent_over_stdio_uses_a_team_server_with_engram_url(tmp_path: Path):
+    """`engram mcp` over stdio with ENGRAM_URL: the whole tool surface an agent uses, on
+    the server (the same scenario the local MCP tests run)."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+    from test_mcp import ENGRAM, scenario
+    from test_mcp import server_env as mcp_env
+
+    home, db = tmp_path / "home", str(tmp_path / "shared.db")
+    token = json.loads(users_cli(home, db, "add", "agent", "--role", "admin",
+                                 "--json").stdout)["token"]
+    server = start_server(home, ENGRAM_DB=db, ENGRAM_PROJECT="mcp-test")
+    env = dict(mcp_env(tmp_path / "client"), ENGRAM_URL=server.url, ENGRAM_TOKEN=token)
+
+    async def main() -> None:
+        async with Client(StdioServerParameters(command=str(ENGRAM), args=["mcp"], env=env),
+                          mode="legacy") as client:
+            await scenario(client)
+
+    try:
+        anyio.run(main)
+    finally:
+        server.stop()
+    assert not (tmp_path / "client" / "engram" / "memory.db").exists()  # nothing local
+    with engram.open(db, embedder="none") as mem:
+        assert mem.count() > 0 and {m.owner for m in mem.list(limit=500)} == {"agent"}

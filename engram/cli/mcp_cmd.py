@@ -30,7 +30,8 @@ def mcp(http: bool, host: str, port: int) -> None:
     from ..mcp.auth import TOKEN_ENV, BindRefused, check_bind
 
     token = os.environ.get(TOKEN_ENV) or None
-    service = open_service()
+    # Over stdio an agent may use a team server (ENGRAM_URL); over HTTP this process is one.
+    service = open_service(remote_ok=not http)
     if http:
         try:
             check_bind(host, token, has_users=service.users.any())  # before loading the SDK
@@ -38,8 +39,10 @@ def mcp(http: bool, host: str, port: int) -> None:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
     from ..mcp.server import build_server, run_http, run_stdio
+    from ..remote import RemoteEngram
 
-    service.lifecycle.long_lived = True  # upkeep runs in a thread of this process, not a new one
+    if not isinstance(service, RemoteEngram):  # a server's upkeep is the server's business
+        service.lifecycle.long_lived = True  # upkeep runs in a thread here, not a new process
     server = build_server(service, default_project=os.environ.get("ENGRAM_PROJECT") or None)
     try:
         if http:
