@@ -470,3 +470,42 @@ def test_an_agent_over_stdio_uses_a_team_server_with_engram_url(tmp_path: Path):
     assert not (tmp_path / "client" / "engram" / "memory.db").exists()  # nothing local
     with engram.open(db, embedder="none") as mem:
         assert mem.count() > 0 and {m.owner for m in mem.list(limit=500)} == {"agent"}
+
+
+def test_setup_url_points_every_client_at_the_server_and_doctor_checks_it(tmp_path: Path,
+                                                                         cli_env):
+    """`engram setup --url --token` writes Engram's own config (private); the CLI and
+    `engram doctor` then use the server without any environment variable."""
+    import stat
+
+    from conftest import run_cli, run_json
+
+    home, db = tmp_path / "server-home", str(tmp_path / "shared.db")
+    token = json.loads(users_cli(home, db, "add", "ada", "--json").stdout)["token"]
+    server = _serve(home, db)
+    try:
+        done = run_cli(cli_env, "setup", "--agent", "codex", "--url", server.url,
+                       "--token", token)
+        assert done.returncode == 0, done.stderr
+        config = Path(cli_env["ENGRAM_HOME"]) / "config.toml"
+        assert stat.S_IMODE(config.stat().st_mode) == 0o600 and token in config.read_text()
+        saved = run_json(cli_env, "add", "The VPN needs the new cert from IT")
+        assert saved["memory"]["owner"] == "ada"  # it went to the server, as ada
+        assert not (Path(cli_env["ENGRAM_HOME"]) / "memory.db").exists()
+        report = json.loads(run_cli(cli_env, "doctor", "--json").stdout)  # other checks
+        status = {c["name"]: c["status"] for c in report["checks"]}    # may fail here
+        assert (status["server"], status["server token"], status["server clock"]) == (
+            "ok", "ok", "ok")
+
+        run_cli(cli_env, "setup", "--agent", "codex", "--url", server.url, "--token",
+                "engram_stale")
+        report = json.loads(run_cli(cli_env, "doctor", "--json").stdout)
+        assert {c["name"]: c["status"] for c in report["checks"]}["server token"] == "fail"
+        assert run_cli(cli_env, "setup", "--agent", "codex", "--url", "off").returncode == 0
+        assert "[server]" not in config.read_text()
+        local = run_json(cli_env, "add", "Back on the local store")
+        assert local["memory"]["owner"] is None
+    finally:
+        server.stop()
+    refused = run_cli(cli_env, "setup", "--url", "ftp://x")
+    assert refused.returncode == 1 and "http://" in refused.stderr

@@ -42,10 +42,15 @@ def hook(event: str) -> None:
               help="Opt-in LLM summariser of sessions, run in the background after them: "
                    "claude or codex (the CLI you are logged into) or endpoint (or "
                    "ollama:<model> / openai:<model>). Spends that account's quota.")
+@click.option("--url", metavar="URL|off",
+              help="A team server (`engram serve`) every client on this machine uses; "
+                   "off: back to the local store.")
+@click.option("--token", metavar="TOKEN", help="Your token on that server (engram users add).")
 @json_option
 @handle_errors
 def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run: bool,
-          uninstall: bool, summarizer: str | None, as_json: bool) -> None:
+          uninstall: bool, summarizer: str | None, url: str | None, token: str | None,
+          as_json: bool) -> None:
     """Register Engram with Claude Code (MCP + hooks), Codex and Cursor.
 
     Merges into existing config files without dropping anything, backs every file up
@@ -58,11 +63,23 @@ def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run
         raise click.UsageError("--uninstall turns a summarizer off, not on: use "
                                "--summarizer off")
     edit = summariser_setup.change(summarizer) if summarizer is not None else None
+    if token is not None and url is None:
+        raise click.UsageError("--token goes with --url (the server it is for)")
+    server_edit = None
+    if url is not None:
+        from ..setup import server as server_setup
+
+        server_edit = server_setup.change(url, token)
     plans = plan(scope=scope, agents=list(agents) or None, project_dir=project_dir,
                  uninstall=uninstall)
     result = execute(plans, dry_run=dry_run, uninstall=uninstall)
     if edit is not None and not dry_run:
         summariser_setup.write(edit)
+    if server_edit is not None and not dry_run:
+        summariser_setup.write(server_edit)  # config.toml, private, replaced atomically
+        where = "the local store" if url.strip() == "off" else url
+        click.echo(f"{'engram':7} {'updated' if server_edit.changed else 'unchanged':12} "
+                   f"{server_edit.path}  (clients use {where})", err=wants_json(as_json))
     if wants_json(as_json):
         data = result.to_dict()
         if edit is not None:

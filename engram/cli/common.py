@@ -37,11 +37,16 @@ def open_service(embedder: str | None = None, *, remote_ok: bool = False) -> Any
 
     ctx = click.get_current_context().find_root()
     db = ctx.obj.get("db") if ctx.obj else None
-    url = os.environ.get("ENGRAM_URL", "").strip()
-    if remote_ok and url and db is None:
+    if remote_ok and db is None and not os.environ.get("ENGRAM_DB"):
+        from ..setup.server import configured
+
+        url, token = configured()
+    else:
+        url = token = None
+    if url:
         from ..remote import RemoteEngram
 
-        remote = RemoteEngram(url, os.environ.get("ENGRAM_TOKEN", "").strip() or None)
+        remote = RemoteEngram(url, token)
         ctx.call_on_close(remote.close)
         return remote
     service = engram.open(db, embedder=embedder)

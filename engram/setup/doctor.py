@@ -207,6 +207,50 @@ def _summariser() -> Check:
     return Check("summarizer", status, detail, fix)
 
 
+MAX_CLOCK_SKEW_S = 60
+
+
+def _server() -> list[Check]:
+    """The team server this machine's clients use, if one is set: reachable, the token
+    accepted, and the two clocks close enough for times to mean the same thing."""
+    from email.utils import parsedate_to_datetime
+
+    import httpx
+
+    from ..model import utcnow
+    from .server import configured
+
+    url, token = configured()
+    if not url:
+        return []
+    fix_url = "check the address, or `engram setup --url off` to use the local store"
+    try:
+        health = httpx.get(f"{url.rstrip('/')}/health", timeout=10)
+    except httpx.TransportError as exc:
+        return [Check("server", "fail", f"{url} does not answer: {exc}", fix_url)]
+    if health.status_code != 200:
+        return [Check("server", "fail", f"{url}/health answered {health.status_code}", fix_url)]
+    version = health.json().get("version", "?")
+    checks = [Check("server", "ok", f"{url} answers (engram {version})")]
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    answer = httpx.get(f"{url.rstrip('/')}/v1/stats", headers=headers, timeout=10)
+    if answer.status_code == 200:
+        checks.append(Check("server token", "ok", "the server accepts this machine's token"
+                            if token else "the server needs no token"))
+    else:
+        checks.append(Check("server token", "fail", f"the server answered {answer.status_code}"
+                            f": {answer.text[:200]}", "ask an admin for a token (`engram users "
+                            "add` / `rotate`), then `engram setup --url URL --token TOKEN`"))
+    stamp = health.headers.get("date")
+    if stamp:
+        skew = abs((utcnow() - parsedate_to_datetime(stamp)).total_seconds())
+        checks.append(Check("server clock", "ok" if skew <= MAX_CLOCK_SKEW_S else "warn",
+                            f"this machine's clock is {skew:.0f} s from the server's",
+                            None if skew <= MAX_CLOCK_SKEW_S else
+                            "sync the clocks (NTP): memories' times and decay use them"))
+    return checks
+
+
 def run_checks(db: str | None = None, project_dir: Path | None = None,
                home: Path | None = None) -> list[Check]:
     try:
@@ -219,4 +263,5 @@ def run_checks(db: str | None = None, project_dir: Path | None = None,
     checks += _mcp(ctx)
     checks.append(_worker())
     checks.append(_summariser())
+    checks += _server()
     return checks
