@@ -9,6 +9,7 @@ refuses arrives as the same Engram error a local store would raise.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from typing import Any
@@ -24,9 +25,15 @@ from .model import Memory, from_iso
 from .retrieval import SearchResponse, SearchResult
 from .service.results import Conflict, ImportResult, SaveResult
 
+
+class Unreachable(StoreUnavailableError):
+    """The team server did not answer (or answered 503): a save waits in the outbox."""
+
+
 URL_ENV = "ENGRAM_URL"
 TOKEN_ENV = "ENGRAM_TOKEN"
 TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 5.0  # a server that is down should not hold a command for long
 _TIMES = ("created_at", "updated_at", "event_at", "expires_at", "last_accessed_at")
 _FIELDS = tuple(f.name for f in fields(Memory))
 
@@ -51,9 +58,10 @@ class RemoteEngram:
         import httpx
 
         self.url = url.rstrip("/")
+        self._replayed = False
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout,
-                                  transport=transport)
+        self._http = httpx.Client(base_url=self.url, headers=headers, transport=transport,
+                                  timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT_S))
 
     @property
     def path(self) -> str:
@@ -76,14 +84,22 @@ class RemoteEngram:
 
     # --- the wire -------------------------------------------------------------------------
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _call(self, method: str, path: str, *, replay: bool = True, **kwargs: Any) -> Any:
         import httpx
 
+        if replay and not self._replayed:
+            self._replayed = True  # once per process: what waited in the outbox goes first
+            from . import outbox
+
+            if outbox.pending():
+                with contextlib.suppress(EngramError):
+                    self.sync()
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.TransportError as exc:
-            raise StoreUnavailableError(f"cannot reach the Engram server at {self.url}: "
-                                        f"{exc}") from None
+            raise Unreachable(f"cannot reach the Engram server at {self.url}: {exc}") from None
+        if response.status_code == 503:
+            raise Unreachable(str(_error(response)))
         if response.status_code < 400:
             if response.headers.get("content-type", "").startswith("application/json"):
                 return response.json()
@@ -172,8 +188,35 @@ class RemoteEngram:
     # --- writing --------------------------------------------------------------------------
 
     def save(self, content: str, **fields_: Any) -> SaveResult:
+        """Saved on the server; or, when it cannot be reached, queued in the outbox
+        (redacted, with an id chosen here) and reported as `queued`."""
         body = {"content": content, **_json_fields(fields_)}
-        return _save_result(self._call("POST", "/v1/memories", json=body))
+        try:
+            return _save_result(self._call("POST", "/v1/memories", json=body))
+        except Unreachable:
+            return self._queue(body)
+
+    def _queue(self, body: dict[str, Any]) -> SaveResult:
+        from . import outbox
+        from .identity import new_id
+        from .model import to_iso, utcnow
+        from .redaction import redact_tree
+
+        record, kinds = redact_tree(dict(body))  # secrets never wait on disk
+        record["id"] = new_id()
+        record.setdefault("created_at", to_iso(utcnow()))
+        outbox.queue(record)
+        memory = memory_from_dict(record)
+        return SaveResult(memory, False, (), tuple(dict.fromkeys(kinds)), queued=True)
+
+    def sync(self) -> tuple[int, int]:
+        """Send the outbox to the server: (sent, still queued)."""
+        from . import outbox
+
+        def post(records: list[dict[str, Any]]) -> None:
+            self._call("POST", "/v1/import", json={"records": records}, replay=False)
+
+        return outbox.send(post)
 
     def update(self, memory_id: str, *, in_place: bool = False, **changes: Any) -> Memory:
         body = _json_fields(changes)

@@ -509,3 +509,45 @@ def test_setup_url_points_every_client_at_the_server_and_doctor_checks_it(tmp_pa
         server.stop()
     refused = run_cli(cli_env, "setup", "--url", "ftp://x")
     assert refused.returncode == 1 and "http://" in refused.stderr
+
+
+def test_saves_made_while_the_server_is_down_wait_in_the_outbox_and_arrive_once(
+        tmp_path: Path, cli_env):
+    """The server is down: `engram add` queues (exit 0, secrets redacted on disk); the
+    next command that reaches the server sends the queue first, in order; sending again
+    (a reply lost on the way) stores nothing twice."""
+    from conftest import run_cli, run_json
+    from test_mcp import free_port
+
+    home, db = tmp_path / "server-home", str(tmp_path / "shared.db")
+    token = json.loads(users_cli(home, db, "add", "ada", "--json").stdout)["token"]
+    port = free_port()
+    client = dict(cli_env, ENGRAM_URL=f"http://127.0.0.1:{port}", ENGRAM_TOKEN=token)
+    outbox = Path(cli_env["ENGRAM_HOME"]) / "outbox.jsonl"
+
+    first = run_json(client, "add", "Staging DB moved to db2 (DB_PASSWORD=Xk9mQ2vpL7wR4tZ8)",
+                     "--type", "project_fact", "--project", "infra")
+    second = run_json(client, "add", "The deploy freeze starts Thursday", "--project", "infra")
+    assert first["queued"] is True and second["queued"] is True
+    assert oct(outbox.stat().st_mode & 0o777) == "0o600"
+    assert "Xk9mQ2vpL7wR4tZ8" not in outbox.read_text() and first["redacted"]
+    assert [json.loads(line)["id"] for line in outbox.read_text().splitlines()] == [
+        first["id"], second["id"]]
+    gone = run_cli(client, "sync")
+    assert gone.returncode == 1 and "cannot reach" in gone.stderr
+
+    server = start_server(home, "--port", str(port), ENGRAM_DB=db)
+    try:
+        kept = outbox.read_text()
+        found = run_json(client, "search", "deploy freeze")  # sends the queue first
+        assert found["results"] and outbox.read_text() == ""
+        outbox.write_text(kept)  # as if the server got them but the replies were lost
+        assert run_json(client, "sync") == {"sent": 2, "queued": 0, "server": client[
+            "ENGRAM_URL"]}
+    finally:
+        server.stop()
+    with engram.open(db, embedder="none") as mem:
+        stored = mem.list(project="infra", limit=10)
+        assert sorted(m.id for m in stored) == sorted([first["id"], second["id"]])
+        assert {m.owner for m in stored} == {"ada"}
+        assert all("Xk9mQ2vpL7wR4tZ8" not in m.content for m in stored)

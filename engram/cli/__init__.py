@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "export": "engram.cli.exchange:export",
     "reindex": "engram.cli.exchange:reindex",
     "migrate": "engram.cli.exchange:migrate",
+    "sync": "engram.cli.exchange:sync",
     "demo": "engram.cli.demo:demo",
     # agents (MCP server, Claude Code hooks, setup)
     "mcp": "engram.cli.mcp_cmd:mcp",

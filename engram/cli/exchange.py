@@ -117,3 +117,23 @@ def migrate(target: str, as_json: bool) -> None:
                     f" {report.recalls} recall-log entries to {report.target}")
     console().print(f"verified: memories {report.checksums['memories']},"
                     f" vectors {report.checksums['vectors']} on both sides")
+
+
+@click.command()
+@json_option
+@handle_errors
+def sync(as_json: bool) -> None:
+    """Send the saves queued while the team server was unreachable (in order, once each)."""
+    from ..outbox import pending
+    from ..remote import RemoteEngram
+
+    service = open_service(remote_ok=True)
+    if not isinstance(service, RemoteEngram):
+        waiting = len(pending())
+        raise click.ClickException(f"no team server is set (engram setup --url); {waiting} "
+                                   "queued save(s) wait")
+    sent, left = service.sync()
+    if wants_json(as_json):
+        emit_json({"sent": sent, "queued": left, "server": service.url})
+    else:
+        click.echo(f"sent {sent}, {left} still queued ({service.url})")

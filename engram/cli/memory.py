@@ -95,7 +95,10 @@ def add(
         emit_json(result.to_dict())
         return
     out = console()
-    if result.duplicate:
+    if result.queued:
+        out.print(f"queued [cyan]{result.memory.id}[/cyan]: the server cannot be reached; "
+                  "`engram sync` (or the next command that reaches it) sends it")
+    elif result.duplicate:
         out.print(f"already remembered as [cyan]{result.memory.id}[/cyan] (tags/files merged)")
     else:
         out.print(

@@ -141,7 +141,10 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
             supersedes=supersedes, scope=scope, provenance="agent",
         )
         memory = saved.memory
-        if saved.duplicate:
+        if saved.queued:
+            text = (f"Queued {memory.id}: the team server cannot be reached; it is sent when "
+                    f"it can (nothing is lost):\n{line(memory)}")
+        elif saved.duplicate:
             text = f"Already remembered as {memory.id} (merged, nothing new saved):\n{line(memory)}"
         else:
             text = f"Saved {memory.id}:\n{line(memory)}"

@@ -29,15 +29,20 @@ class SaveResult:
     duplicate: bool = False
     conflicts: tuple[Conflict, ...] = ()
     redacted: tuple[str, ...] = ()
+    #: Not saved yet: the team server was unreachable, the memory waits in the outbox.
+    queued: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "id": self.memory.id,
             "duplicate": self.duplicate,
             "conflicts": [c.to_dict() for c in self.conflicts],
             "redacted": list(self.redacted),
             "memory": self.memory.to_dict(),
         }
+        if self.queued:
+            data["queued"] = True
+        return data
 
 
 @dataclass

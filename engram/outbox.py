@@ -1,0 +1,85 @@
+"""Saves made while the team server cannot be reached, kept until it can.
+
+A save to an unreachable server (engram.remote) is written here, one JSON line per
+memory, with an id chosen on this machine, and the command says it was queued. `engram
+sync`, and the next call that reaches the server, send the queue in order through the
+server's import: a memory whose id is already there with the same text counts as a
+duplicate, so a save that did arrive before the connection broke is never stored twice.
+The file is private to the user and redacted like a memory (secrets never wait on disk).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .config import home_dir, open_private
+
+OUTBOX_NAME = "outbox.jsonl"
+SYNC_BATCH = 200
+
+
+def outbox_path() -> Path:
+    return home_dir() / OUTBOX_NAME
+
+
+@contextmanager
+def _locked() -> Iterator[Path]:
+    """One process at a time reads or rewrites the queue (a CLI and an agent may share it)."""
+    path = outbox_path()
+    with open_private(path.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield path
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def queue(record: dict[str, Any]) -> None:
+    """Append one record (already redacted, with its id) to the queue."""
+    with _locked() as path, open_private(path, "a") as handle:
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def pending() -> list[dict[str, Any]]:
+    """The queued records, oldest first; a line that cannot be read is skipped."""
+    path = outbox_path()
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
+def send(post: Any) -> tuple[int, int]:
+    """Send the queue in order with `post(records) -> import result`; (sent, left).
+
+    Records leave the file only once the server acknowledged them; a failure part way
+    keeps the rest, in order, for the next try.
+    """
+    with _locked() as path:
+        records = pending()
+        sent = 0
+        try:
+            for start in range(0, len(records), SYNC_BATCH):
+                post(records[start:start + SYNC_BATCH])
+                sent = start + len(records[start:start + SYNC_BATCH])
+        finally:
+            left = records[sent:]
+            if sent:
+                tmp = path.with_name(f".{OUTBOX_NAME}.{os.getpid()}.tmp")
+                with open_private(tmp, "w") as handle:
+                    handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in left)
+                os.replace(tmp, path)
+        return sent, len(left)
