@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
+from types import SimpleNamespace
 from typing import Any
 
 from .errors import (
@@ -59,6 +60,9 @@ class RemoteEngram:
 
         self.url = url.rstrip("/")
         self._replayed = False
+        #: What adapters set on a local service's lifecycle (the hook's deferred jobs, a
+        #: long-lived process); a server runs its own lifecycle, so nothing reads these.
+        self.lifecycle = SimpleNamespace(defer=None, long_lived=False, upkeep_mode=None)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.Client(base_url=self.url, headers=headers, transport=transport,
                                   timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT_S))
@@ -94,6 +98,13 @@ class RemoteEngram:
             if outbox.pending():
                 with contextlib.suppress(EngramError):
                     self.sync()
+        from .store.deadline import current_deadline
+
+        deadline = current_deadline()  # a hook's: the request ends by then too
+        if deadline is not None:
+            import time
+
+            kwargs.setdefault("timeout", max(0.05, deadline - time.monotonic()))
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.TransportError as exc:
@@ -176,6 +187,20 @@ class RemoteEngram:
         return ContextPack(data["text"], list(data.get("memory_ids") or []),
                            int(data.get("tokens") or 0), dict(data.get("sections") or {}))
 
+    def recall_for_prompt(self, prompt: str, project: str | None = None,
+                          exclude: Any = frozenset()) -> list[Any]:
+        """What the server's prompt recall chooses (the UserPromptSubmit hook's question)."""
+        from .prompt_recall import Recalled
+
+        params: dict[str, Any] = {"prompt": prompt}
+        if project:
+            params["project"] = project
+        if exclude:
+            params["exclude"] = sorted(exclude)
+        data = self._call("GET", "/v1/recall", params=params)
+        return [Recalled(memory_from_dict(r["memory"]), float(r["score"]), r["why"])
+                for r in data["items"]]
+
     def mark_used(self, memory_ids: Sequence[str]) -> None:
         """Uses of a remote context pack are not counted yet (the API has no call for it)."""
 
@@ -217,6 +242,14 @@ class RemoteEngram:
             self._call("POST", "/v1/import", json={"records": records}, replay=False)
 
         return outbox.send(post)
+
+    def save_many(self, records: Sequence[dict[str, Any]]) -> list[SaveResult]:
+        """One save each (a hook's captures are a handful); each may wait in the outbox."""
+        results = []
+        for record in records:
+            fields_ = dict(record)
+            results.append(self.save(fields_.pop("content"), **fields_))
+        return results
 
     def update(self, memory_id: str, *, in_place: bool = False, **changes: Any) -> Memory:
         body = _json_fields(changes)
@@ -369,3 +402,18 @@ def _error(response: Any) -> EngramError:
     if status == 401:
         return EngramError(f"the server refused the token ({TOKEN_ENV}): {message}")
     return EngramError(f"the server answered {status}: {message}")
+
+
+def open_configured(embedder: str | None = None) -> Any:
+    """The service this machine's clients use: the team server when one is set (and no
+    ENGRAM_DB names a local store), else the local store."""
+    import os
+
+    from .setup.server import configured
+
+    url, token = configured() if not os.environ.get("ENGRAM_DB") else (None, None)
+    if url:
+        return RemoteEngram(url, token)
+    import engram
+
+    return engram.open(embedder=embedder)

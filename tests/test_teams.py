@@ -551,3 +551,53 @@ def test_saves_made_while_the_server_is_down_wait_in_the_outbox_and_arrive_once(
         assert sorted(m.id for m in stored) == sorted([first["id"], second["id"]])
         assert {m.owner for m in stored} == {"ada"}
         assert all("Xk9mQ2vpL7wR4tZ8" not in m.content for m in stored)
+
+
+def test_claude_code_hooks_recall_from_and_capture_to_the_team_server(tmp_path: Path,
+                                                                     cli_env):
+    """With a team server set, UserPromptSubmit injects what the server recalls for this
+    user, PostToolUse captures a passing command there; with the server down the hooks
+    still exit 0 and the capture waits in the outbox."""
+    from conftest import run_cli
+    from test_hooks import FIXTURES
+    from test_mcp import free_port
+
+    home, db = tmp_path / "server-home", str(tmp_path / "shared.db")
+    token = json.loads(users_cli(home, db, "add", "ada", "--json").stdout)["token"]
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    port = free_port()
+    env = dict(cli_env, ENGRAM_URL=f"http://127.0.0.1:{port}", ENGRAM_TOKEN=token,
+               ENGRAM_HOOK_DEADLINE="60")
+
+    def fixture(name: str, **changes: object) -> str:
+        data = json.loads((FIXTURES / name).read_text())
+        return json.dumps({**data, "cwd": str(project), **changes})
+
+    server = start_server(home, "--port", str(port), ENGRAM_DB=db)
+    try:
+        with server.client(token) as api:
+            api.post("/v1/memories", json={
+                "content": "Stripe refunds must use payment_intent; the charge argument is gone",
+                "type": "constraint", "project": "shop"})
+            for other in ("The CSS build uses PostCSS with nesting", "Deploys run on Fridays "
+                          "only after the freeze", "The search page paginates by cursor"):
+                api.post("/v1/memories", json={"content": other, "project": "shop"})
+        asked = run_cli(env, "hook", "UserPromptSubmit", input=fixture("user_prompt_submit.json"))
+        assert asked.returncode == 0, asked.stderr
+        assert "payment_intent" in json.loads(asked.stdout)["hookSpecificOutput"][
+            "additionalContext"]
+        ran = run_cli(env, "hook", "PostToolUse", input=fixture("post_tool_use_bash.json"))
+        assert ran.returncode == 0 and ran.stdout.strip() == ""
+        with engram.open(db, embedder="none") as mem:
+            [recipe] = mem.list(types=["verified_command"])
+            assert "pytest -q tests/test_checkout.py" in recipe.content
+            assert recipe.owner == "ada" and recipe.project == "shop"
+    finally:
+        server.stop()
+    down = run_cli(env, "hook", "PostToolUse", input=fixture(
+        "post_tool_use_bash.json", tool_input={"command": "ruff check .",
+                                               "description": "Lint"}))
+    assert down.returncode == 0 and "Traceback" not in down.stderr
+    queued = (Path(cli_env["ENGRAM_HOME"]) / "outbox.jsonl").read_text()
+    assert "ruff check ." in queued

@@ -200,6 +200,21 @@ def search(
     return response.to_dict(explain)
 
 
+@router.get("/recall", tags=["retrieval"])
+def recall(
+    engram: Service,
+    prompt: Annotated[str, Query(max_length=10_000, description="The user's prompt.")],
+    project: Project = None,
+    exclude: Many = None,
+) -> dict[str, Any]:
+    """The few memories a prompt clearly earns (what the UserPromptSubmit hook injects),
+    leaving out `exclude` (ids the agent was already given)."""
+    chosen = engram.recall_for_prompt(prompt, project or None,
+                                      exclude=set(many(exclude) or ()))
+    return {"items": [{"memory": r.memory.to_dict(), "score": round(r.score, 6), "why": r.why}
+                      for r in chosen]}
+
+
 @router.get("/context", tags=["retrieval"])
 def context(
     engram: Service,

@@ -58,14 +58,13 @@ def handle_in_process(request: dict[str, Any]) -> dict[str, Any] | None:
     recall audit, a capture) that meets a store another process holds locked is logged
     and dropped, instead of taking the injected context down with it.
     """
-    import engram
-
+    from ..remote import open_configured
     from .state import log_line
 
     if request.get("event") in STORELESS_EVENTS:
         return handle(None, request)
     fast = request.get("event") in FAST_EVENTS
-    service = engram.open(embedder="none" if fast else None)
+    service = open_configured(embedder="none" if fast else None)
     after: list[Callable[[], Any]] = []
     service.lifecycle.defer = after.append
     try:

@@ -187,7 +187,12 @@ def dispatch(
     config = load_config()
     cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
     request = {"event": event, "payload": payload, "project": project_for(cwd, config)}
-    if client.worker_enabled(config):
+    # On a team server the server is warm already: each hook is one HTTP call from here.
+    server = config.get("server")
+    remote = not os.environ.get("ENGRAM_DB") and bool(
+        os.environ.get("ENGRAM_URL", "").strip()
+        or (server.get("url") if isinstance(server, dict) else None))
+    if client.worker_enabled(config) and not remote:
         # None means no worker listens; a worker that accepted but is slow or died midway
         # raises (logged, nothing injected) instead of doing the same work twice here.
         response = client.call(request, WORKER_WAIT.get(event, _deadline(event) * 0.8),
