@@ -202,7 +202,12 @@ class RemoteEngram:
                 for r in data["items"]]
 
     def mark_used(self, memory_ids: Sequence[str]) -> None:
-        """Uses of a remote context pack are not counted yet (the API has no call for it)."""
+        """Report memories handed to the agent; best effort (a use not counted is no loss
+        worth failing a hook for)."""
+        ids = list(dict.fromkeys(memory_ids))[:500]
+        if ids:
+            with contextlib.suppress(EngramError):
+                self._call("POST", "/v1/used", json={"ids": ids})
 
     def export(self, fmt: str = "json", **filter_args: Any) -> str:
         params = {"format": fmt}

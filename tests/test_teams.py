@@ -282,6 +282,8 @@ def test_a_personal_memory_never_reaches_another_user(shared):
                                                       "task": "checkout commits"}).json()
             assert "terse commit" not in json.dumps(context)
             assert "terse commit" not in json.dumps(bob.get("/v1/overview").json())
+            counted = bob.post("/v1/used", json={"ids": [*personal, team["id"]]}).json()
+            assert counted == {"counted": 1}  # another's personal memory is not even counted
             # the same words as alice's personal memory are bob's own memory, not a merge
             twin = bob.post("/v1/memories", json={
                 "content": "I like terse commit messages about the shop checkout",
@@ -577,9 +579,9 @@ def test_claude_code_hooks_recall_from_and_capture_to_the_team_server(tmp_path: 
     server = start_server(home, "--port", str(port), ENGRAM_DB=db)
     try:
         with server.client(token) as api:
-            api.post("/v1/memories", json={
+            refunds = api.post("/v1/memories", json={
                 "content": "Stripe refunds must use payment_intent; the charge argument is gone",
-                "type": "constraint", "project": "shop"})
+                "type": "constraint", "project": "shop"}).json()["id"]
             for other in ("The CSS build uses PostCSS with nesting", "Deploys run on Fridays "
                           "only after the freeze", "The search page paginates by cursor"):
                 api.post("/v1/memories", json={"content": other, "project": "shop"})
@@ -587,6 +589,8 @@ def test_claude_code_hooks_recall_from_and_capture_to_the_team_server(tmp_path: 
         assert asked.returncode == 0, asked.stderr
         assert "payment_intent" in json.loads(asked.stdout)["hookSpecificOutput"][
             "additionalContext"]
+        with engram.open(db, embedder="none") as mem:  # handing it to the agent is a use
+            assert mem.get(refunds, track=False).access_count == 1
         ran = run_cli(env, "hook", "PostToolUse", input=fixture("post_tool_use_bash.json"))
         assert ran.returncode == 0 and ran.stdout.strip() == ""
         with engram.open(db, embedder="none") as mem:

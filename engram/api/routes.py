@@ -15,7 +15,7 @@ from fastapi.responses import PlainTextResponse, Response
 from ..errors import ValidationError
 from ..model import PROVENANCES, STATUSES, TYPES
 from .errors import responses
-from .schemas import CheckpointIn, ImportIn, MemoryCreate, MemoryPatch
+from .schemas import CheckpointIn, ImportIn, MemoryCreate, MemoryPatch, UsedIn
 
 router = APIRouter(prefix="/v1", responses=responses(401, 500, 503))
 # Statuses particular to a route; the ones every route shares are listed by
@@ -213,6 +213,22 @@ def recall(
                                       exclude=set(many(exclude) or ()))
     return {"items": [{"memory": r.memory.to_dict(), "score": round(r.score, 6), "why": r.why}
                       for r in chosen]}
+
+
+@router.post("/used", tags=["retrieval"])
+def used(body: UsedIn, engram: Service) -> dict[str, Any]:
+    """Count a use of memories a client handed to its agent (a context pack, a recall):
+    what a remote hook or MCP server reports. Ids the caller may not see are skipped."""
+    from ..errors import NotFoundError
+
+    seen = []
+    for memory_id in dict.fromkeys(body.ids):
+        try:
+            seen.append(engram.resolve(memory_id).id)
+        except (NotFoundError, ValidationError):
+            continue
+    engram.mark_used(seen)
+    return {"counted": len(seen)}
 
 
 @router.get("/context", tags=["retrieval"])

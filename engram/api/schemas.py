@@ -109,6 +109,10 @@ class CheckpointIn(Body):
     )
 
 
+class UsedIn(Body):
+    ids: list[Text] = Field(..., max_length=500, description="Memories handed to an agent.")
+
+
 class ImportIn(Body):
     """Either `text` (an export: a JSON array or JSON lines) or `records` (objects)."""
 

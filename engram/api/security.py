@@ -45,7 +45,7 @@ PROTECTED_PREFIX = "/v1/"
 def needed_action(method: str, path: str, query: bytes = b"") -> str:
     """What a request does, for the caller's role: `read`, `write` or `admin`. Readers
     read; writers save, edit, import and review; removing a memory for good is an admin's."""
-    if method in SAFE_METHODS:
+    if method in SAFE_METHODS or path == "/v1/used":  # a reader's uses count too
         return "read"
     if method == "DELETE" and b"hard=true" in query.lower():
         return "admin"
