@@ -128,3 +128,18 @@ def load_config() -> dict[str, Any]:
             return tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError):
         return {}
+
+
+def team_server(config: dict[str, Any] | None = None) -> tuple[str | None, str | None]:
+    """(url, token) of the team server this machine's clients use: ENGRAM_URL and
+    ENGRAM_TOKEN, else config.toml's `[server]` (`engram setup --url`); (None, None) when
+    there is none, or when ENGRAM_DB names a local store, which always wins."""
+    if os.environ.get("ENGRAM_DB"):
+        return None, None
+    server = (load_config() if config is None else config).get("server")
+    server = server if isinstance(server, dict) else {}
+    url = os.environ.get("ENGRAM_URL", "").strip() or server.get("url")
+    token = os.environ.get("ENGRAM_TOKEN", "").strip() or server.get("token")
+    if not isinstance(url, str) or not url:
+        return None, None
+    return url, token if isinstance(token, str) and token else None

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .service.users import User
+
 TOKEN_ENV = "ENGRAM_TOKEN"
 # Host names a browser page on this machine uses; anything else may be DNS rebinding.
 LOCAL_HOSTNAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -76,21 +78,14 @@ def _origin(value: str) -> str:
     return value.strip().rstrip("/").lower()
 
 
-@dataclass(frozen=True)
-class Caller:
-    """Who a request comes from: a user of the store, or the holder of ENGRAM_TOKEN (an
-    admin); None of these on a single-user server."""
-
-    name: str
-    role: str
-
-    def may(self, action: str) -> bool:
-        """`read`, `write` or `admin`."""
-        order = ("reader", "writer", "admin")
-        return order.index(self.role) >= ("read", "write", "admin").index(action)
+#: Who holds ENGRAM_TOKEN: an admin who, as the server's owner, sees every memory.
+TOKEN_HOLDER = User("token", "admin")
 
 
-TOKEN_HOLDER = Caller("token", "admin")
+def viewer_of(caller: User | None) -> str | None:
+    """The user the service acts for on this request: a user sees team memories and their
+    own; the holder of ENGRAM_TOKEN (or anyone on a single-user server), all of them."""
+    return caller.name if caller is not None and caller is not TOKEN_HOLDER else None
 DEFAULT_RATE_PER_MINUTE = 600
 
 
@@ -172,7 +167,7 @@ class AccessRule:
         return self.identify(method, headers, needs_token=needs_token)[0]
 
     def identify(self, method: str, headers: Mapping[str, str], *,
-                 needs_token: bool = True) -> tuple[Refusal | None, Caller | None]:
+                 needs_token: bool = True) -> tuple[Refusal | None, User | None]:
         """(refusal, caller): who is calling, or why they may not."""
         host = headers.get("host", "")
         if self.check_host and host_name(host) not in self.allowed_hosts:
@@ -191,9 +186,7 @@ class AccessRule:
             caller = TOKEN_HOLDER
         scheme, _, given = (header or "").partition(" ")
         if caller is None and has_users and scheme.lower() == "bearer" and given.strip():
-            user = self.users.authenticate(given.strip())
-            if user is not None:
-                caller = Caller(user.name, user.role)
+            caller = self.users.authenticate(given.strip())
         if caller is not None:
             wait = self.limiter.wait_needed(caller.name) if self.limiter else 0.0
             if wait > 0:

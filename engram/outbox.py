@@ -73,8 +73,9 @@ def send(post: Any) -> tuple[int, int]:
         sent = 0
         try:
             for start in range(0, len(records), SYNC_BATCH):
-                post(records[start:start + SYNC_BATCH])
-                sent = start + len(records[start:start + SYNC_BATCH])
+                batch = records[start:start + SYNC_BATCH]
+                post(batch)
+                sent += len(batch)
         finally:
             left = records[sent:]
             if sent:

@@ -412,11 +412,9 @@ def _error(response: Any) -> EngramError:
 def open_configured(embedder: str | None = None) -> Any:
     """The service this machine's clients use: the team server when one is set (and no
     ENGRAM_DB names a local store), else the local store."""
-    import os
+    from .config import team_server
 
-    from .setup.server import configured
-
-    url, token = configured() if not os.environ.get("ENGRAM_DB") else (None, None)
+    url, token = team_server()
     if url:
         return RemoteEngram(url, token)
     import engram

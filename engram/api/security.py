@@ -23,11 +23,11 @@ from ..netguard import (
     DEFAULT_MAX_BODY,
     MAX_JSON_DEPTH,
     SAFE_METHODS,
-    TOKEN_HOLDER,
     AccessRule,
     Refusal,
     insecure_token,
     json_nesting,
+    viewer_of,
 )
 from ..netguard import check_bind as check_bind_rule
 from ..netguard import is_loopback as is_loopback
@@ -126,9 +126,7 @@ class Guard:
             await send_error(send, refusal.status, refusal.code, refusal.message, extra)
             return
         scope.setdefault("state", {})["caller"] = caller
-        # A user sees team memories and their own; the holder of ENGRAM_TOKEN, all of them.
-        viewer = caller.name if caller is not None and caller is not TOKEN_HOLDER else None
-        with acting_as(viewer):
+        with acting_as(viewer_of(caller)):
             await self._pass(scope, receive, send, headers)
 
     async def _pass(self, scope: Scope, receive: Receive, send: Send,

@@ -31,16 +31,15 @@ def open_service(embedder: str | None = None, *, remote_ok: bool = False) -> Any
     """The service the command acts on: the store named by --db / ENGRAM_DB, or, for the
     memory commands (`remote_ok`), the team server named by ENGRAM_URL when no --db is
     given (engram.remote)."""
-    import os
 
     import engram
 
     ctx = click.get_current_context().find_root()
     db = ctx.obj.get("db") if ctx.obj else None
-    if remote_ok and db is None and not os.environ.get("ENGRAM_DB"):
-        from ..setup.server import configured
+    if remote_ok and db is None:
+        from ..config import team_server
 
-        url, token = configured()
+        url, token = team_server()
     else:
         url = token = None
     if url:

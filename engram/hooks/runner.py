@@ -180,7 +180,7 @@ def dispatch(
 
         record_failure(payload)  # the session's state file only: no store, no worker
         return None
-    from ..config import load_config
+    from ..config import load_config, team_server
     from . import client
     from .state import project_for
 
@@ -188,10 +188,7 @@ def dispatch(
     cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
     request = {"event": event, "payload": payload, "project": project_for(cwd, config)}
     # On a team server the server is warm already: each hook is one HTTP call from here.
-    server = config.get("server")
-    remote = not os.environ.get("ENGRAM_DB") and bool(
-        os.environ.get("ENGRAM_URL", "").strip()
-        or (server.get("url") if isinstance(server, dict) else None))
+    remote = team_server(config)[0] is not None
     if client.worker_enabled(config) and not remote:
         # None means no worker listens; a worker that accepted but is slow or died midway
         # raises (logged, nothing injected) instead of doing the same work twice here.

@@ -20,16 +20,15 @@ from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCRequest
 from ..errors import EngramError
 from ..netguard import (
     TOKEN_ENV,
-    TOKEN_HOLDER,
     AccessRule,
     BindRefused,
-    Caller,
     Refusal,
     insecure_token,
     is_loopback,
+    viewer_of,
 )
 from ..netguard import check_bind as _check_bind
-from ..service.users import acting_as
+from ..service.users import User, acting_as
 from .wire import MAX_MESSAGE_BYTES, screen, too_large
 
 Scope = MutableMapping[str, Any]
@@ -68,14 +67,12 @@ class GuardMiddleware:
             await _reply(send, refusal.status, _error(None, INVALID_REQUEST, refusal.message),
                          refusal.headers)
             return
-        # A user sees team memories and their own; the holder of ENGRAM_TOKEN, all of them.
-        # A session's server task starts inside its first request, so it keeps this too.
-        viewer = caller.name if caller is not None and caller is not TOKEN_HOLDER else None
-        with acting_as(viewer):
+        # A session's server task starts inside its first request, so it keeps this user too.
+        with acting_as(viewer_of(caller)):
             await self._pass(scope, receive, send, caller)
 
     async def _pass(self, scope: Scope, receive: Receive, send: Send,
-                    caller: Caller | None) -> None:
+                    caller: User | None) -> None:
         if scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
@@ -113,7 +110,7 @@ class GuardMiddleware:
         await self.app(scope, replay, send)
 
 
-    def _denied(self, caller: Caller | None, message: Any) -> JSONRPCError | None:
+    def _denied(self, caller: User | None, message: Any) -> JSONRPCError | None:
         """A reader calling a tool that changes memory gets a JSON-RPC error."""
         request = getattr(message, "root", message)
         if caller is None or caller.may("write") or not isinstance(request, JSONRPCRequest):

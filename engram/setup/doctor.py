@@ -217,10 +217,10 @@ def _server() -> list[Check]:
 
     import httpx
 
+    from ..config import team_server
     from ..model import utcnow
-    from .server import configured
 
-    url, token = configured()
+    url, token = team_server()
     if not url:
         return []
     fix_url = "check the address, or `engram setup --url off` to use the local store"

@@ -11,21 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..config import config_path, load_config
+from ..config import config_path
 from .files import FileChange, SetupError, read_bytes
 
 WHAT = "Engram team server"
-
-
-def configured() -> tuple[str | None, str | None]:
-    """(url, token) this machine's clients use: the environment, else config.toml."""
-    import os
-
-    server = load_config().get("server")
-    server = server if isinstance(server, dict) else {}
-    url = os.environ.get("ENGRAM_URL", "").strip() or server.get("url") or None
-    token = os.environ.get("ENGRAM_TOKEN", "").strip() or server.get("token") or None
-    return (url if isinstance(url, str) else None), (token if isinstance(token, str) else None)
 
 
 def change(url: str, token: str | None, path: Path | None = None) -> FileChange:
