@@ -210,6 +210,43 @@ def test_a_failure_edits_and_the_same_command_passing_is_a_fix():
     assert note.at == "2026-03-18T10:06:00.000Z"  # when it passed
 
 
+def test_a_streak_names_the_error_the_change_fixed_and_takes_back_a_fix_that_was_not():
+    """Run from the wrong folder first, then the real error; a subagent's edits fix it; the
+    next error seems fixed by a logger change until it comes back; a server that crashed at
+    start and now runs until Claude Code stops waiting was fixed by the last change."""
+    not_found = ("Error [ERR_MODULE_NOT_FOUND]: Cannot find module 'src/config.js' imported "
+                 "from src/index.ts")
+    constructor = "TypeError: Class constructors cannot be invoked without 'new'"
+    session = (
+        Session().prompt("move the service to native TypeScript")
+        .bash("cd service && npm start", "(eval):cd:1: no such file or directory: service",
+              failed=True)
+        .bash("npm start", not_found, failed=True)
+        .say("Local imports must use .ts extensions when node strips types.")
+        .tool("Task", {"description": "Fix imports", "prompt": "use .ts extensions"},
+              "Updated 6 imports.")
+        .bash("npm start", constructor, failed=True)
+        .say("The logger is exported as a factory but used as an instance.")
+        .edit("src/logger.ts")
+        .bash("npm start", "TypeError: createLogger is not a function", failed=True)
+        .edit("src/index.ts")
+        .bash("npm start 2>&1 | head -20", constructor)  # `head` exits 0: still failing
+        .say("The constructor error comes from sqlite3.verbose() being called with new, "
+             "because the ESM default export is the module object.")
+        .edit("src/database.ts")
+        .tool("Bash", {"command": "npm start"}, "Error: Command timed out after 2m 0.0s",
+              error=True)
+    )
+    extraction = session.extract()
+    bugs = found(extraction, "bug_note")
+    assert any("ERR_MODULE_NOT_FOUND" in b and ".ts extensions" in b for b in bugs), bugs
+    assert not any("no such file or directory: service" in b for b in bugs), bugs
+    assert any("Class constructors" in b and "sqlite3.verbose()" in b for b in bugs), bugs
+    assert not any("Class constructors" in b and "factory" in b for b in bugs), bugs
+    attempts = found(extraction, "failed_attempt")
+    assert any("factory" in a and "Class constructors" in a for a in attempts), attempts
+
+
 def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
     session = (
         Session().prompt("install the deps for the dashboard")

@@ -183,3 +183,21 @@ def same_error(a: str, b: str) -> bool:
         return re.sub(r"[\d_:/.\\-]+|0x[0-9a-f]+", " ", text.lower()).split("—")[0].strip()
 
     return key(a) == key(b)
+
+
+_WRONG_FOLDER_RE = re.compile(r"\bcd:?\b.*(no such file|not a directory|can't cd)|"
+                              r"no such file or directory: \S+$", re.IGNORECASE)
+
+
+def wrong_folder(error: str) -> bool:
+    """`cd data-capture && npm start` run from inside data-capture: a slip of the shell,
+    not the project's problem."""
+    return bool(_WRONG_FOLDER_RE.search(error))
+
+
+def kept_running(call: ToolCall, streak: Streak) -> bool:
+    """A program that crashed at start and now runs until Claude Code stops waiting (a
+    server, a service): the crash was fixed. Tests and builds that hang are not fixed."""
+    command = call.command or ""
+    return (bool(TIMED_OUT_RE.match(call.output)) and triage.command_kind(command) == "run"
+            and not TIMED_OUT_RE.match(streak.call.output))

@@ -30,6 +30,7 @@ from . import lexicon
 from .commands import (
     Streak,
     display_command,
+    kept_running,
     family,
     is_housekeeping,
     is_read_only,
@@ -39,6 +40,7 @@ from .commands import (
     same_error,
     targets,
     words_of,
+    wrong_folder,
 )
 from .commits import commit_of
 from .failures import error_line
@@ -63,6 +65,8 @@ from .transcript import Event, Session, ToolCall
 
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 EVOLVING = frozenset({"reported"})  # origins keyed by their event, not their text
+# A subagent's edits stay in its own transcript: its finished run is a change all the same.
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
 MAX_FIX_CHARS = 600
 MAX_DECISIONS = 8
@@ -182,12 +186,13 @@ class Extractor:
         failed attempt, kept once per streak).
         """
         streaks: dict[str, Streak] = {}
+        fixed: dict[str, list[Finding]] = {}  # each family's fixes, to take back if undone
         tried: dict[str, tuple[ToolCall, str]] = {}  # unwatched programs' last failure
         for event in self.events:
             call = event.tool
             if call is None:
                 continue
-            if call.name in EDIT_TOOLS:
+            if call.name in EDIT_TOOLS or call.name in SUBAGENT_TOOLS:
                 if call.failed is False:
                     tried.clear()
                     for streak in streaks.values():
@@ -198,6 +203,10 @@ class Extractor:
             outcome = run_outcome(call)
             command = call.command
             if outcome is None:
+                streak = streaks.get(family(command))
+                if streak is not None and streak.changed and kept_running(call, streak):
+                    del streaks[family(command)]
+                    self.closed(streak, call)
                 continue
             if not is_watched(command):
                 if not is_read_only(command):
@@ -208,17 +217,31 @@ class Extractor:
                 continue
             key = family(command)
             streak = streaks.get(key)
+            if outcome and (streak is not None or key in fixed):
+                shown = error_line(call.output)
+                known = [streak.error] if streak is not None else []
+                known += [f.problem or "" for f in fixed.get(key, [])]
+                if any(same_error(shown, error) for error in known):
+                    outcome = False  # `| head` hid the exit status, not the error
             if outcome is False:
                 error = error_line(call.output)
-                if streak is None:
+                if wrong_folder(error):
+                    continue  # run from the wrong folder: the command never started
+                if self.came_back(fixed.get(key, []), call, error):
+                    streaks[key] = Streak(call, error)
+                elif streak is None:
                     streaks[key] = Streak(call, error)
                 elif streak.changed and same_error(error, streak.error):
                     if streak.retried is None:
                         streak.retried = call
                     streak.changed = False
                 elif streak.changed:
-                    self.fix(streak.call, streak.error, call)
+                    fixed.setdefault(key, []).append(self.fix(streak.call, streak.error, call))
                     streaks[key] = Streak(call, error)
+                elif not same_error(error, streak.error):
+                    # Nothing changed, yet it fails otherwise (first from the wrong folder,
+                    # then for real): the problem the next change addresses is this one.
+                    streaks[key] = Streak(call, error, retried=streak.retried)
                 continue
             for other_key, other in streaks.items():
                 if other_key != key and not other.changed and not is_read_only(command):
@@ -226,10 +249,9 @@ class Extractor:
             if streak is None:
                 continue
             del streaks[key]
+            fixed.pop(key, None)
             if streak.changed:
-                self.fix(streak.call, streak.error, call)
-                if streak.retried is not None:
-                    self.did_not_help(streak.call, streak.retried, streak.error)
+                self.closed(streak, call)
             elif triage.command_kind(command) and self._variant(streak.call.command or "",
                                                                  command):
                 self.route(streak.call, streak.error, call)
@@ -281,7 +303,29 @@ class Extractor:
             wanted
         )
 
-    def fix(self, failing: ToolCall, error: str, passing: ToolCall) -> None:
+    def closed(self, streak: Streak, passing: ToolCall) -> None:
+        """A streak that ended well after a change: the fix, and what was tried first."""
+        self.fix(streak.call, streak.error, passing)
+        if streak.retried is not None:
+            self.did_not_help(streak.call, streak.retried, streak.error)
+
+    def came_back(self, fixes: list[Finding], call: ToolCall, error: str) -> bool:
+        """An error a change seemed to fix, back again: that change was not the fix. Its
+        bug note becomes the failed attempt it was."""
+        undone = next((f for f in fixes if same_error(error, f.problem or "")), None)
+        if undone is None:
+            return False
+        fixes.remove(undone)
+        self.findings.remove(undone)
+        if undone.solution:
+            self.add(Finding(
+                "failed_attempt", f"Tried: {undone.solution} — `{family(call.command or '')}` "
+                f"failed again with: {error}", "did-not-help", at=call.at,
+                files=undone.files, problem=error, importance=0.5, anchor=undone.anchor,
+            ))
+        return True
+
+    def fix(self, failing: ToolCall, error: str, passing: ToolCall) -> Finding:
         start, end = failing.position, passing.position
         self.fix_windows.append((start, end))
         texts = self.texts_between(start, end)
@@ -295,10 +339,12 @@ class Extractor:
             content += f" — fixed: {why}"
         if files:
             content += f" ({', '.join(files[:5])})"
-        self.add(Finding(
+        finding = Finding(
             "bug_note", content, "fix", at=passing.at, files=files, problem=error,
             solution=why or None, importance=0.6, anchor=start,
-        ))
+        )
+        self.add(finding)
+        return finding
 
     def reported_bugs(self, turns: list[_Turn]) -> None:
         """A turn whose prompt reports a problem and that changed code: the symptom in the

@@ -162,6 +162,14 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\bn'est pas la bonne\b", r"\bno alcanza\b", r"\bnão basta\b", r"\bнедостаточно\b",
     r"不够", r"足りない",
     r"而不是", r"而非", r"改用", r"ではなく", r"代わりに", r"より",
+    # "why not X": the alternative named and turned down
+    r"\bwhy not\b", r"почему не\b", r"warum (nicht|kein)", r"pourquoi (pas|ne)\b",
+    r"por qu[ée] no\b", r"por que não\b", r"为什么不", r"なぜ\S{0,12}(ない|ず)",
+    # "the right way is": the choice made among ways
+    r"\bthe (right|correct|proper) (way|fix|approach|thing)\b", r"правильн\w* (решение|способ|"
+    r"путь|вариант)", r"\b(der|die) richtige (weg|lösung|ansatz)\b", r"la bonne (façon|solution|"
+    r"approche)", r"la (forma|solución) correcta", r"o (jeito|caminho) certo", r"a solução certa",
+    r"正确(的)?做法", r"正しい(やり方|方法|対応)",
 ), re.IGNORECASE)
 PURPOSE_RE = re.compile(_words(
     r"\bso that\b", r"\bso (it|we|the|this|they|callers|clients|users)\b",
@@ -184,6 +192,7 @@ CAUSE_RE = re.compile(_words(
     r"потому что", r"так как", r"поскольку", r"из-за", r"\bweil\b", r"\bda (die|der|das|es|wir)\b",
     r"parce que", r"\bcar\b", r"puisque", r"\bporque\b", r"\bya que\b", r"\bpuesto que\b",
     r"\bpois\b", r"já que", r"因为", r"由于", r"ので", r"から、", r"ため、", r"ためです",
+    r"原因", r"理由",
 ), re.IGNORECASE)
 # A limit of a tool or of the code: the other half of many reasons ("SQLite doesn't
 # support …", "the sandbox can't …").
