@@ -472,6 +472,9 @@ def test_destructive_commands_are_never_verifiable(command):
     ({"stdout": "ok", "exit_code": 2}, False),
     ({"stdout": "error[E0308]: mismatched types", "stderr": ""}, False),
     ({"stdout": "", "stderr": "npm ERR! missing script: test"}, False),
+    # a coloured logger's error line behind `| head` (exit 0)
+    ({"stdout": "\x1b[32minfo\x1b[39m: Starting...\n\x1b[31merror\x1b[39m: Failed to start "
+                "service: Class constructors cannot be invoked without 'new'"}, False),
     ("Error: Exit code 1", False),
     (None, False),
 ])

@@ -137,6 +137,7 @@ _FAILURE = (
     r"|:\d+(:\d+)?:\s+(fatal )?error:|\*\* [A-Z ]*FAILED \*\*|\bFAILED!|(^|\n)CRITICAL\b"
     r"|==\d+==\s*ERROR:|\b[1-9]\d* tests? failed\b"  # sanitizers; ctest's summary
 )
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _ENV_ASSIGN = r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+"
 MAX_COMMAND_CHARS = 300
 
@@ -218,7 +219,8 @@ def bash_succeeded(tool_response: Any) -> bool:
     tail = "\n".join(
         str(tool_response.get(key) or "")[-4000:] for key in ("stdout", "stderr", "output")
     )
-    return not _patterns()["failure"].search(tail)
+    # Colour codes sit where a line starts: "\x1b[31merror\x1b[39m: …" is an error line.
+    return not _patterns()["failure"].search(_ANSI_RE.sub("", tail))
 
 
 # --- memory files ------------------------------------------------------------------------
