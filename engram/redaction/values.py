@@ -91,6 +91,25 @@ def _has_classes(value: str, minimum: int = 3) -> bool:
 _WINDOW = 256
 
 
+# Keys published in an SDK's sample code are public: keeping them hides nothing. Google
+# API keys from firebase-android-sdk's samples (the list gitleaks allowlists, MIT,
+# gitleaks/gitleaks cmd/generate/config/rules/gcp.go).
+_PUBLISHED_KEYS = frozenset({
+    "AIzaSyabcdefghijklmnopqrstuvwxyz1234567", "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs",
+    "AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM", "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU",
+    "AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0", "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A",
+    "AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c", "AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4",
+    "AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY", "AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM",
+    "AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ", "AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g",
+    "AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU", "AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw",
+    "AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE", "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY",
+})
+
+
+def _published(value: str) -> bool:
+    return value.strip("\"'`") in _PUBLISHED_KEYS
+
+
 def _is_placeholder(value: str) -> bool:
     """Values that name, template, truncate or mask a secret rather than contain one."""
     return _is_placeholder_head(value[:_WINDOW])
@@ -101,6 +120,8 @@ def _is_placeholder_head(value: str) -> bool:
     v = value.strip()
     if not any(c.isalnum() for c in v):
         return True  # empty, ``***``, ``{``, ``(``: nothing to leak
+    if _published(v):
+        return True
     low = v.lower()
     if low in _NON_SECRET_WORDS:
         return True
