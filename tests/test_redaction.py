@@ -967,6 +967,7 @@ def test_issue_example_through_the_cli_keeps_no_token(tmp_path) -> None:
         'recordKey = "123e4567-e89b-12d3-a456-426614174000"',  # a UUID
         'apiKey: "AIza' + "a" * 35 + '"',  # a masked sample
         "AKIAIOSFODNN7" + "EXAMPLE",  # AWS's documented example
+        'password = "somefakekey"',  # says what it is
         'apiKey: "AIzaSyAnLA7NfeLquW1tJ' + 'Fpx_eQCxoX-oo6YyIs"',  # published in Firebase's samples
         '"hf_requiredCharacteristicTypesForDisplayMetadata"',  # an Objective-C name
         "<asanaToken>\n  <value>nested</value>\n</asanaToken>",

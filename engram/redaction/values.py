@@ -26,6 +26,7 @@ _PLACEHOLDER_VALUE = _Re(
     | :[A-Za-z_]\w* | \*[A-Za-z_]\w* | ![A-Za-z]\w*   # :param, *yaml_alias, !yaml_tag
     | (?:(?:your|my|the|some|a|an|insert|enter|put|add)[-_ ]?)
       (?:[a-z0-9]+[-_ ])*?
+      (?:(?:fake|dummy|sample|example|test|own|api|access|secret)[-_ ]?)*
       (?:pass(?:word|wd|phrase)?|pwd|secret|token|key|creds?|credentials?)
       (?:[-_ ]?(?:goes[-_ ])?here)?
     | [a-z0-9\-_ ]*[-_ ]here
