@@ -232,7 +232,7 @@ def test_cli_argv_and_stdin(tmp_path: Path) -> None:
     generate = CliCases(rng, tmp_path)
     failures = Failures("cli")
     before = snapshot(db)
-    for case in range(cases(180)):
+    for case in range(cases(100)):
         args, stdin = generate.make(db, [row[0] for row in before])
         proc = run_engram(env, args, stdin=stdin, cwd=tmp_path)
         after = snapshot(db)
