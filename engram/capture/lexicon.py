@@ -165,11 +165,6 @@ ALTERNATIVE_RE = re.compile(_words(
     # "why not X": the alternative named and turned down
     r"\bwhy not\b", r"почему не\b", r"warum (nicht|kein)", r"pourquoi (pas|ne)\b",
     r"por qu[ée] no\b", r"por que não\b", r"为什么不", r"なぜ\S{0,12}(ない|ず)",
-    # "the right way is": the choice made among ways
-    r"\bthe (right|correct|proper) (way|fix|approach|thing)\b", r"правильн\w* (решение|способ|"
-    r"путь|вариант)", r"\b(der|die) richtige (weg|lösung|ansatz)\b", r"la bonne (façon|solution|"
-    r"approche)", r"la (forma|solución) correcta", r"o (jeito|caminho) certo", r"a solução certa",
-    r"正确(的)?做法", r"正しい(やり方|方法|対応)",
 ), re.IGNORECASE)
 PURPOSE_RE = re.compile(_words(
     r"\bso that\b", r"\bso (it|we|the|this|they|callers|clients|users)\b",
@@ -275,6 +270,11 @@ EVALUATIVE_RE = re.compile(_words(
     r"\bmieux\b", r"plus simple", r"plus sûr", r"\bmejor\b", r"más simple", r"más seguro",
     r"\bmelhor\b", r"mais simples", r"mais seguro", r"更好", r"更简单", r"更安全", r"より良い",
     r"シンプル", r"安全",
+    # "the right way is": the choice made among ways
+    r"\bthe (right|correct|proper) (way|fix|approach|thing)\b", r"правильн\w* (решение|способ|"
+    r"путь|вариант)", r"\b(der|die) richtige (weg|lösung|ansatz)\b", r"la bonne (façon|solution|"
+    r"approche)", r"la (forma|solución) correcta", r"o (jeito|caminho) certo", r"a solução certa",
+    r"正确(的)?做法", r"正しい(やり方|方法|対応)",
 ), re.IGNORECASE)
 
 # Talk about the code's momentary state: what an edit is doing, not why the design is so.
