@@ -259,6 +259,20 @@ def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
     assert "ERESOLVE" in attempt
 
 
+def test_a_failing_git_command_that_worked_with_other_options_is_a_failed_attempt():
+    session = (
+        Session().prompt("commit the new stylesheet")
+        .edit("priv/static/assets/app.css")
+        .bash("git add priv/static/assets/app.css",
+              "The following paths are ignored by one of your .gitignore files:\n"
+              "priv/static/assets\nhint: Use -f if you really want to add them.", failed=True)
+        .bash("git add -f priv/static/assets/app.css")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "ignored by one of your .gitignore files" in attempt
+    assert "git add -f priv/static/assets/app.css" in attempt
+
+
 def test_an_edit_reverted_after_a_failure_is_a_failed_attempt():
     session = (
         Session().prompt("make the importer faster")

@@ -252,8 +252,9 @@ class Extractor:
             fixed.pop(key, None)
             if streak.changed:
                 self.closed(streak, call)
-            elif triage.command_kind(command) and self._variant(streak.call.command or "",
-                                                                 command):
+            elif self._variant(streak.call.command or "", command) and (
+                triage.command_kind(command) or not is_read_only(command)
+            ):
                 self.route(streak.call, streak.error, call)
 
     def other_route(self, tried: dict[str, tuple[ToolCall, str]], call: ToolCall,
