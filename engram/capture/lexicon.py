@@ -124,6 +124,11 @@ _PREFERENCE = _words(
     r"\bgosto de\b", r"\bmelhor usar\b", r"\bmejor usar\b",
     r"更喜欢", r"偏好", r"优先", r"倾向", r"尽量", r"好む", r"好き", r"の方がいい", r"のほうがいい",
     r"優先",
+    r"\bi'd like (it|them|the|to keep|us to)\b", r"\bstick (with|to)\b", r"\bpreferably\b",
+    r"я бы (хотел|предпоч)", r"мне удобнее", r"\bam liebsten\b", r"\bich hätte (lieber|gern)",
+    r"\bvorzugsweise\b", r"\bj'aimerais\b", r"\bde préférence\b", r"\bpreferimos\b",
+    r"\bprefira\b", r"\bpreferiría\b", r"\bpreferiria\b", r"\bme gustaría\b",
+    r"\bde preferencia\b", r"\bde preferência\b", r"好み", r"なるべく", r"できれば",
 )
 # Phrases that look like rules but ask for nothing lasting.
 SELF_REPORT_RE = re.compile(
