@@ -404,6 +404,13 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("Никогда не коммить напрямую в main", "constraint"),
     ("Ich bevorzuge kurze Funktionen", "preference"),
     ("Am liebsten kleine Commits mit einer Änderung", "preference"),
+    # a budget, a team's schedule, a reminder: rules without a modal verb
+    ("15 minutes stale is fine for this report, finance looks at it once a day", "constraint"),
+    ("до 200 мс нормально для этого эндпоинта", "constraint"),
+    ("we ship on Tuesdays only, the release workflow runs on a schedule", "constraint"),
+    ("reminder: every error response from this API is ProblemDetails", "constraint"),
+    ("ok 2 is fine", None),
+    ("I ran it on Tuesdays twice", None),
     ("Preferimos nombres de variables en inglés", "preference"),
     ("テストはなるべくテーブル駆動で書いてください", "preference"),
     ("Bitte keine neuen Abhängigkeiten", "constraint"),

@@ -30,12 +30,12 @@ from . import lexicon
 from .commands import (
     Streak,
     display_command,
-    kept_running,
     family,
     is_housekeeping,
     is_read_only,
     is_recipe,
     is_watched,
+    kept_running,
     run_outcome,
     same_error,
     targets,
@@ -227,9 +227,7 @@ class Extractor:
                 error = error_line(call.output)
                 if wrong_folder(error):
                     continue  # run from the wrong folder: the command never started
-                if self.came_back(fixed.get(key, []), call, error):
-                    streaks[key] = Streak(call, error)
-                elif streak is None:
+                if self.came_back(fixed.get(key, []), call, error) or streak is None:
                     streaks[key] = Streak(call, error)
                 elif streak.changed and same_error(error, streak.error):
                     if streak.retried is None:

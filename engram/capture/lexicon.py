@@ -50,10 +50,23 @@ _LASTING = _words(
     r"常に", r"いつも", r"必ず", r"絶対に", r"決して", r"今後", r"これから", r"以降", r"毎回",
 )
 # Obligation and prohibition: a rule when the sentence is short and not a one-off request.
+# A quantity with its unit: what a budget or a limit is stated in.
+_BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|"
+           r"[kmg]b|k|px|rps|retries|times|минут\w*|секунд\w*|час\w*|дн\w*|дней|"
+           r"minuten|sekunden|stunden|tage|minutos|segundos|horas|días|dias|heures|jours|"
+           r"分钟|秒|小时|天|分|時間|日)(?!\w)")
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdo not\b", r"\bshould never\b",
     r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
     r"\bno more\b", r"\bstick (to|with)\b", r"\bnever\b",
+    # a budget stated as acceptable: "15 minutes stale is fine", "bis 200 ms reicht"
+    _BUDGET + r"[^.;!?]{0,60}\b(is|are) (fine|ok|okay|acceptable|good enough)\b",
+    _BUDGET + r"[^.;!?]{0,60}\b(reicht|genügt|ist (ok|okay|in ordnung|akzeptabel))\b",
+    _BUDGET + r"[^.;!?]{0,60}\b(suffit|est acceptable|ça va)\b",
+    _BUDGET + r"[^.;!?]{0,60}\b(basta|es aceptable|está bien|é aceitável|tá bom|está bom)\b",
+    _BUDGET + r"[^.;!?]{0,60}(нормально|допустимо|достаточно)",
+    _BUDGET + r"[^。；！？]{0,30}(可以接受|就够了|没问题|也行)",
+    _BUDGET + r"[^。；！？]{0,30}(で十分|で問題ない|で構わない)",
     r"\bwe('re| are) not (using|pulling|adding|going|doing|touching|shipping)\b",
     r"\bwe (don't|do not|never|won't) (use|pull|add|do|touch|ship|deploy|merge|commit)\b",
     r"\bkeep (functions|files|lines|methods|it|them)\b.*"
@@ -98,6 +111,8 @@ EMPHASIS_RE = re.compile(
     r"правил|\bregeln?\b|\brègles?\b|\breglas?\b|"
     r"\bregras?\b|规矩|规则|规定|ルール|決まり|\bacordate\b|\brecord[áa]\b|\brecuerda\b|"
     r"\blembr[ae]\b|n'oublie pas|\bdenk dran\b|помни|не забывай|覚えて|记住|"
+    r"\breminders?\b|напоминаю|\bzur erinnerung\b|\b(pour )?rappel\b|\brecordatorio\b|"
+    r"\blembrete\b|提醒|念のため|"
     r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
     r"\batenção\b|重要|注意|大事|必ず",
     re.IGNORECASE,
@@ -124,7 +139,7 @@ _PREFERENCE = _words(
     r"\bgosto de\b", r"\bmelhor usar\b", r"\bmejor usar\b",
     r"更喜欢", r"偏好", r"优先", r"倾向", r"尽量", r"好む", r"好き", r"の方がいい", r"のほうがいい",
     r"優先",
-    r"\bi'd like (it|them|the|to keep|us to)\b", r"\bstick (with|to)\b", r"\bpreferably\b",
+    r"\bi'd like (it|them|the|to keep|us to)\b", r"\bpreferably\b",
     r"я бы (хотел|предпоч)", r"мне удобнее", r"\bam liebsten\b", r"\bich hätte (lieber|gern)",
     r"\bvorzugsweise\b", r"\bj'aimerais\b", r"\bde préférence\b", r"\bpreferimos\b",
     r"\bprefira\b", r"\bpreferiría\b", r"\bpreferiria\b", r"\bme gustaría\b",
@@ -151,6 +166,15 @@ RULE_SUBJECT_RE = re.compile(
     re.IGNORECASE,
 )
 LASTING_RE = re.compile(_LASTING, re.IGNORECASE)
+# A recurring day: with a team's convention ("we ship on Tuesdays") it makes a rule.
+SCHEDULE_RE = re.compile(_words(
+    r"\b(on )?(mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
+    r"по (понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям)",
+    r"\b(montags|dienstags|mittwochs|donnerstags|freitags|samstags|sonntags)\b",
+    r"\blos (lunes|martes|miércoles|jueves|viernes|sábados|domingos)\b",
+    r"\b(às|nas) (segundas|terças|quartas|quintas|sextas)\b", r"每周[一二三四五六日天]",
+    r"毎週[月火水木金土日]曜",
+), re.IGNORECASE)
 OBLIGATION_RE = re.compile(_OBLIGATION, re.IGNORECASE)
 PREFERENCE_RE = re.compile(_PREFERENCE, re.IGNORECASE)
 
