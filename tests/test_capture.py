@@ -247,6 +247,54 @@ def test_a_streak_names_the_error_the_change_fixed_and_takes_back_a_fix_that_was
     assert any("factory" in a and "Class constructors" in a for a in attempts), attempts
 
 
+def _subagent_work() -> Session:
+    """A subagent's conversation: the main agent's brief (with a rule-like sentence that is
+    not the person's), a failing test, the reason, an edit, the test passing."""
+    return (
+        Session().prompt("Fix the refund tests. Never touch the migrations.")
+        .bash("pytest -q tests/test_refund.py",
+              "E       KeyError: 'payment_intent'\n1 failed in 0.2s", failed=True)
+        .say("The webhook payload nests the intent under data.object, because Stripe "
+             "changed the event shape in 2024-06.")
+        .edit("shop/webhooks.py")
+        .bash("pytest -q tests/test_refund.py", "2 passed in 0.2s")
+    )
+
+
+def test_a_subagents_inline_side_chain_is_read_as_its_own_work(tmp_path):
+    side = _subagent_work()
+    for entry in side.entries:
+        entry["isSidechain"] = True
+    main = Session().prompt("the refund tests fail, please fix them")
+    main.tool("Task", {"description": "Fix refunds", "prompt": "Fix the refund tests."},
+              "Fixed: the webhook reads data.object.payment_intent.")
+    path = main.write(tmp_path / "main.jsonl")
+    with path.open("a") as handle:  # the side chain, inline, as Claude Code before 2.1 wrote it
+        handle.writelines(json.dumps(e) + "\n" for e in side.entries)
+    extraction = extract(transcript.read(str(path)), CWD)
+    [bug] = found(extraction, "bug_note")
+    assert "KeyError: 'payment_intent'" in bug and "data.object" in bug
+    assert not found(extraction, "constraint")  # the brief was the agent's, not the person's
+    assert "shop/webhooks.py" in extraction.files
+
+
+def test_a_subagents_own_transcript_file_is_read_beside_the_sessions(tmp_path):
+    main = Session().prompt("the refund tests fail, please fix them")
+    main.tool("Agent", {"description": "Fix refunds", "prompt": "Fix the refund tests."},
+              "Fixed: the webhook reads data.object.payment_intent.")
+    path = main.write(tmp_path / f"{SESSION}.jsonl")
+    folder = tmp_path / SESSION / "subagents"
+    folder.mkdir(parents=True)
+    side = _subagent_work()
+    for entry in side.entries:
+        entry["isSidechain"] = True  # Claude Code 2.1+: one file per subagent
+    side.write(folder / "agent-a1b2c3.jsonl")
+    extraction = extract(transcript.read(str(path)), CWD)
+    [bug] = found(extraction, "bug_note")
+    assert "KeyError: 'payment_intent'" in bug
+    assert not found(extraction, "constraint")
+
+
 def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
     session = (
         Session().prompt("install the deps for the dashboard")

@@ -515,7 +515,7 @@ class Extractor:
 
     # decisions ------------------------------------------------------------------------------
 
-    def decisions(self, turns: list[_Turn]) -> None:
+    def decisions(self, turns: list[_Turn], *, wrap_ups: bool = True) -> None:
         """The reasons given right before edits (or in a proposal the user then approved
         with a turn that edits), and the reasoned choices of wrap-ups."""
         candidates: list[tuple[int, Finding]] = []
@@ -552,6 +552,9 @@ class Extractor:
             candidates.append((score, Finding("decision", passage, "pre-edit", at=at,
                                               files=[file] if file else [], importance=0.6,
                                               anchor=first)))
+        if not wrap_ups:
+            self._keep_best(candidates)
+            return
         # Reasoned choices stated in summaries: the wrap-ups, and any long text written
         # after the session changed something (a summary a stop hook sent back to work).
         edited_at = next((e.position for e in self.events if e.tool is not None
@@ -585,6 +588,9 @@ class Extractor:
                 candidates.append((1, Finding(
                     "decision", shorten(item, MAX_REASON_CHARS), "wrap-up",
                     at=closing.at, files=[], importance=0.55, anchor=closing.position)))
+        self._keep_best(candidates)
+
+    def _keep_best(self, candidates: list[tuple[int, Finding]]) -> None:
         best = sorted(candidates, key=lambda c: -c[0])[:MAX_DECISIONS]
         for _, finding in sorted(best, key=lambda c: c[1].anchor):
             self.add(finding)
@@ -816,6 +822,8 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.rules()
     extractor.rejections()
     files = extractor.files_between(-1, len(session.events))
+    for sub in session.subagents:
+        files += [f for f in _delegated(sub, extractor) if f not in files]
     worked_command = any(
         c.name == "Bash" and c.command and is_recipe(c.command, extractor.cwd)
         and run_outcome(c) is True for c in session.tools
@@ -828,6 +836,18 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     findings = _unique(extractor.findings)
     started = next((e.at for e in session.events if e.at), None)
     return Extraction(findings, _summary(extractor, turns, files), files, started, False)
+
+
+def _delegated(sub: Session, parent: Extractor) -> list[str]:
+    """What a subagent's own work shows (fixes, failed routes, reverted edits, reasons
+    given before its edits) joins the parent's findings; its prompts were the main agent's
+    words, so no rule is read from them. Returns the files it changed."""
+    extractor = Extractor(sub, parent.cwd)
+    extractor.commands()
+    extractor.reverts()
+    extractor.decisions(turns_of(sub), wrap_ups=False)  # its report is the parent's input
+    parent.findings.extend(extractor.findings)
+    return extractor.files_between(-1, len(sub.events))
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

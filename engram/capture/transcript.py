@@ -26,6 +26,8 @@ MAX_LINE_BYTES = 8_000_000
 OUTPUT_HEAD = 3_000
 OUTPUT_TAIL = 12_000
 MAX_TEXT_CHARS = 20_000
+MAX_SUBAGENTS = 40  # side chains read per session; the rest are left unread
+MAX_SUBAGENT_BYTES = 8_000_000  # per subagent file (Claude Code 2.1+ keeps them apart)
 
 NO_CONTENT = "(no content)"  # Claude Code's placeholder for an empty message
 TIMED_OUT_RE = re.compile(r"^\s*(Error: )?Command timed out after ")
@@ -100,6 +102,9 @@ class Session:
     cwd: str | None = None
     events: list[Event] = field(default_factory=list)
     truncated: bool = False  # only the newest part of a very large file was read
+    # The subagents' own conversations (Task/Agent calls), each a session of its own
+    # whose "prompts" were written by the main agent, not by the person.
+    subagents: list[Session] = field(default_factory=list)
 
     @property
     def tools(self) -> list[ToolCall]:
@@ -146,12 +151,12 @@ def _small(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _lines(path: str) -> tuple[Iterator[bytes], bool]:
+def _lines(path: str, limit: int = MAX_TRANSCRIPT_BYTES) -> tuple[Iterator[bytes], bool]:
     size = os.path.getsize(path)
     handle = open(path, "rb")  # noqa: SIM115 - closed by the generator below
-    truncated = size > MAX_TRANSCRIPT_BYTES
+    truncated = size > limit
     if truncated:
-        handle.seek(size - MAX_TRANSCRIPT_BYTES)
+        handle.seek(size - limit)
         handle.readline()  # drop the partial line
 
     def generate() -> Iterator[bytes]:
@@ -172,18 +177,39 @@ def _lines(path: str) -> tuple[Iterator[bytes], bool]:
 
 
 def read(path: str) -> Session:
-    """Parse a transcript file; unreadable lines are skipped, never fatal."""
+    """Parse a transcript file, and its subagents' files beside it (Claude Code 2.1+ keeps
+    them in `<transcript>/subagents/agent-*.jsonl`; older versions inline them as side
+    chains); unreadable lines are skipped, never fatal."""
     lines, truncated = _lines(path)
     session = Session(truncated=truncated)
     parser = _Parser(session)
+    _feed(parser, lines)
+    folder = os.path.join(os.path.splitext(path)[0], "subagents")
+    try:
+        names = sorted(n for n in os.listdir(folder)
+                       if n.startswith("agent-") and n.endswith(".jsonl"))
+    except OSError:
+        names = []
+    for name in names[:MAX_SUBAGENTS]:
+        try:
+            _feed(parser, _lines(os.path.join(folder, name), MAX_SUBAGENT_BYTES)[0],
+                  side_chain=name.removesuffix(".jsonl"))
+        except OSError:
+            continue
+    return session
+
+
+def _feed(parser: _Parser, lines: Iterator[bytes], side_chain: str | None = None) -> None:
     for raw in lines:
         try:
             entry = json.loads(raw)
         except (ValueError, RecursionError):  # one broken or absurdly nested line
             continue
         if isinstance(entry, dict):
+            if side_chain is not None:
+                entry.setdefault("agentId", side_chain)
+                entry["isSidechain"] = True
             parser.entry(entry)
-    return session
 
 
 def close_with(session: Session, last_message: Any) -> None:
@@ -213,14 +239,40 @@ class _Parser:
         self.calls: dict[str, ToolCall] = {}
         self.background: dict[str, ToolCall] = {}  # task id -> the Bash call that started it
         self.output_files: dict[str, ToolCall] = {}  # its output file -> the same call
+        self.chains: dict[str, _Parser] = {}  # a side chain's id -> its own parser
+        self.chain_of: dict[str, str] = {}  # an entry's uuid -> its side chain's id
 
     def add(self, kind: str, at: str | None, text: str = "", tool: ToolCall | None = None) -> None:
         events = self.session.events
         events.append(Event(kind, len(events), at, text, tool))
 
+    def side_chain(self, entry: dict[str, Any]) -> None:
+        """A subagent's own conversation: a session of its own (its chain found by its
+        agentId, or by following parentUuid to the chain's first entry)."""
+        uuid = entry.get("uuid") if isinstance(entry.get("uuid"), str) else None
+        parent = entry.get("parentUuid")
+        agent = entry.get("agentId")
+        if isinstance(agent, str) and agent:
+            chain = agent
+        elif isinstance(parent, str) and parent in self.chain_of:
+            chain = self.chain_of[parent]
+        else:
+            chain = uuid or f"chain-{len(self.chains)}"
+        if uuid:
+            self.chain_of[uuid] = chain
+        parser = self.chains.get(chain)
+        if parser is None:
+            if len(self.chains) >= MAX_SUBAGENTS:
+                return
+            sub = Session(session_id=self.session.session_id, cwd=self.session.cwd)
+            self.session.subagents.append(sub)
+            parser = self.chains[chain] = _Parser(sub)
+        parser.entry({**entry, "isSidechain": False})
+
     def entry(self, entry: dict[str, Any]) -> None:
         if entry.get("isSidechain"):
-            return  # a subagent's own conversation; its result reaches the parent as a tool
+            self.side_chain(entry)
+            return
         kind = entry.get("type")
         at = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None
         session = self.session
