@@ -295,6 +295,24 @@ def test_a_subagents_own_transcript_file_is_read_beside_the_sessions(tmp_path):
     assert not found(extraction, "constraint")
 
 
+def test_an_approved_plans_problem_and_solution_is_a_decision_with_its_why():
+    plan = ("# Plan: session sharing\n\n### SessionStart hook\n\n**Problem**: the session id "
+            "is not exposed to commands as an env var.\n\n**Solution**: a SessionStart hook "
+            "writes it to `CLAUDE_ENV_FILE`.\n\n```python\nproblem: str = 'x'\n```\n"
+            "### Output\n\n**Solution**: print the URL.\n")
+    approved = (Session().prompt("plan the plugin")
+                .tool("ExitPlanMode", {"plan": plan}, "User has approved your plan.")
+                .edit("hook.py"))
+    [decision] = [d for d in found(approved.extract(), "decision") if "CLAUDE_ENV_FILE" in d]
+    assert "not exposed to commands" in decision  # its why
+    assert not any("print the URL" in d for d in found(approved.extract(), "decision"))
+    refused = (Session().prompt("plan the plugin")
+               .tool("ExitPlanMode", {"plan": plan}, "User chose to stay in plan mode",
+                     error=True)
+               .edit("hook.py"))
+    assert not any("CLAUDE_ENV_FILE" in d for d in found(refused.extract(), "decision"))
+
+
 def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
     session = (
         Session().prompt("install the deps for the dashboard")

@@ -55,6 +55,7 @@ from .reading import (
     is_list,
     normalized,
     open_items,
+    plan_decisions,
     reasoning,
     rule_type,
     rules_in,
@@ -611,6 +612,24 @@ class Extractor:
                              "commit", at=event.at, files=files[:30], importance=0.6,
                              anchor=event.position))
 
+    def plans(self) -> None:
+        """An approved plan (plan mode's ExitPlanMode) is the design the user agreed to:
+        its "Problem: … Solution: …" pairs are decisions with their why."""
+        seen: set[str] = set()
+        for call in self.session.tools:
+            plan = call.input.get("plan")
+            if call.name != "ExitPlanMode" or call.failed is not False or not isinstance(
+                plan, str
+            ):
+                continue
+            for problem, solution in plan_decisions(plan):
+                content = f"{solution} — because {problem}"
+                if normalized(content) in seen:
+                    continue
+                seen.add(normalized(content))
+                self.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "plan",
+                                 at=call.at, importance=0.6, anchor=call.position))
+
     def answers(self) -> None:
         for call in self.session.tools:
             if call.name != "AskUserQuestion" or call.failed is not False:
@@ -819,6 +838,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()
+    extractor.plans()
     extractor.rules()
     extractor.rejections()
     files = extractor.files_between(-1, len(session.events))

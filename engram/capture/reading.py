@@ -299,3 +299,35 @@ def open_items(text: str) -> list[tuple[str, str]]:
             ):
                 found.append(("todo", item if whole and text_weight(sentence) < 40 else sentence))
     return found
+
+
+_PLAN_LABEL_RE = re.compile(
+    r"^\W*(?P<label>problem|issue|why|context|solution|approach|fix|decision|проблема|решение|"
+    r"lösung|ansatz|problème|problema|solución|solução|问题|方案|解决|問題|解決策|対応)"
+    r"\W*[:：]\s*(?P<text>.*)$", re.IGNORECASE)
+_SOLUTION_LABELS = frozenset({"solution", "approach", "fix", "decision", "решение", "lösung",
+                              "ansatz", "solución", "solução", "方案", "解决", "解決策", "対応"})
+
+
+def plan_decisions(plan: str) -> list[tuple[str, str]]:
+    """(problem, solution) pairs a plan states with labels ("**Problem**: X" then
+    "**Solution**: Y"), outside its code blocks; a solution with no problem before it in
+    its section is left alone (it has no why)."""
+    prose = re.sub(r"```.*?(```|\Z)", "\n", plan, flags=re.DOTALL)
+    pairs: list[tuple[str, str]] = []
+    problem = ""
+    for raw in prose.splitlines():
+        if raw.lstrip().startswith("#"):
+            problem = ""  # a new section
+            continue
+        found = _PLAN_LABEL_RE.match(re.sub(r"\*\*|__", "", raw).strip())
+        if not found or not found.group("text").strip():
+            continue
+        text = found.group("text").strip()
+        if found.group("label").lower() in _SOLUTION_LABELS:
+            if problem:
+                pairs.append((problem, text))
+                problem = ""
+        else:
+            problem = text
+    return pairs
