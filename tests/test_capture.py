@@ -299,13 +299,17 @@ def test_an_approved_plans_problem_and_solution_is_a_decision_with_its_why():
     plan = ("# Plan: session sharing\n\n### SessionStart hook\n\n**Problem**: the session id "
             "is not exposed to commands as an env var.\n\n**Solution**: a SessionStart hook "
             "writes it to `CLAUDE_ENV_FILE`.\n\n```python\nproblem: str = 'x'\n```\n"
-            "### Output\n\n**Solution**: print the URL.\n")
+            "### Output\n\n**Solution**: print the URL.\n\n## Design decisions\n\n"
+            "- Gists are unlisted by default, because transcripts may hold private paths\n"
+            "- Add a README\n")
     approved = (Session().prompt("plan the plugin")
                 .tool("ExitPlanMode", {"plan": plan}, "User has approved your plan.")
                 .edit("hook.py"))
     [decision] = [d for d in found(approved.extract(), "decision") if "CLAUDE_ENV_FILE" in d]
     assert "not exposed to commands" in decision  # its why
-    assert not any("print the URL" in d for d in found(approved.extract(), "decision"))
+    decisions = found(approved.extract(), "decision")
+    assert not any("print the URL" in d or "README" in d for d in decisions)
+    assert any("unlisted by default" in d and "private paths" in d for d in decisions)
     refused = (Session().prompt("plan the plugin")
                .tool("ExitPlanMode", {"plan": plan}, "User chose to stay in plan mode",
                      error=True)

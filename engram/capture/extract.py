@@ -623,7 +623,7 @@ class Extractor:
             ):
                 continue
             for problem, solution in plan_decisions(plan):
-                content = f"{solution} — because {problem}"
+                content = f"{solution} — because {problem}" if problem else solution
                 if normalized(content) in seen:
                     continue
                 seen.add(normalized(content))

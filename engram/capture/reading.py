@@ -309,16 +309,30 @@ _SOLUTION_LABELS = frozenset({"solution", "approach", "fix", "decision", "реш
                               "ansatz", "solución", "solução", "方案", "解决", "解決策", "対応"})
 
 
+_DECISIONS_HEADING_RE = re.compile(
+    r"decision|design|trade-?off|решени|entscheidung|décision|decisión|decisão|决定|决策|決定|"
+    r"設計", re.IGNORECASE)
+
+
 def plan_decisions(plan: str) -> list[tuple[str, str]]:
-    """(problem, solution) pairs a plan states with labels ("**Problem**: X" then
-    "**Solution**: Y"), outside its code blocks; a solution with no problem before it in
-    its section is left alone (it has no why)."""
+    """(why, decision) pairs a plan states: labelled ("**Problem**: X" then "**Solution**:
+    Y"), or the reasoned items of a "Design decisions" section (the why inside the item);
+    outside its code blocks. A solution with no problem before it in its section is left
+    alone (it has no why)."""
     prose = re.sub(r"```.*?(```|\Z)", "\n", plan, flags=re.DOTALL)
     pairs: list[tuple[str, str]] = []
     problem = ""
+    in_decisions = False
     for raw in prose.splitlines():
         if raw.lstrip().startswith("#"):
             problem = ""  # a new section
+            in_decisions = bool(_DECISIONS_HEADING_RE.search(raw))
+            continue
+        item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)$", raw)
+        if in_decisions and item:
+            line = re.sub(r"\*\*|__", "", item.group(1)).strip()
+            if len(line) >= 30 and insight_score(line) >= 1:
+                pairs.append(("", line))
             continue
         found = _PLAN_LABEL_RE.match(re.sub(r"\*\*|__", "", raw).strip())
         if not found or not found.group("text").strip():
