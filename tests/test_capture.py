@@ -317,6 +317,43 @@ def test_an_approved_plans_problem_and_solution_is_a_decision_with_its_why():
     assert not any("CLAUDE_ENV_FILE" in d for d in found(refused.extract(), "decision"))
 
 
+COMPACTION = """This session is being continued from a previous conversation that ran out \
+of context. The summary below covers the earlier portion of the conversation.
+
+Summary:
+1. Primary Request and Intent:
+   Make the refund flow pass its tests.
+
+4. Errors and fixes:
+   - **LiveView test: sandbox isolation (Project not found)**: the LiveView process can't \
+see the test's sandbox checkout. Fixed by using `Sandbox.mode(Repo, {:shared, self()})`.
+   - **Credo: nested modules**: Added an alias in application.ex.
+   - **Dialyzer pattern_match (UNRESOLVED)**: tried an @spec; it still fails.
+   - **KeyError: 'payment_intent' in shop/webhooks.py**: fixed by reading `data.object`.
+
+5. Problem Solving:
+   Solved the sandbox issue.
+"""
+
+
+def test_a_compaction_summarys_errors_and_fixes_are_bug_notes_once():
+    session = (
+        Session().prompt("fix the refund tests")
+        .bash("pytest -q", "E       KeyError: 'payment_intent'\n1 failed", failed=True)
+        .say("The payload nests the intent under data.object, because Stripe changed it.")
+        .edit("shop/webhooks.py")
+        .bash("pytest -q", "3 passed")
+        .raw({"type": "user", "isCompactSummary": True, "sessionId": SESSION, "cwd": CWD,
+              "timestamp": "2026-03-18T11:00:00.000Z",
+              "message": {"role": "user", "content": COMPACTION}})
+        .prompt("now the LiveView tests")
+    )
+    bugs = found(session.extract(), "bug_note")
+    assert any("sandbox" in b and "Sandbox.mode" in b for b in bugs), bugs
+    assert not any("Credo" in b or "Dialyzer" in b for b in bugs), bugs  # a nit; still open
+    assert sum("payment_intent" in b for b in bugs) == 1, bugs  # the events told it already
+
+
 def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
     session = (
         Session().prompt("install the deps for the dashboard")

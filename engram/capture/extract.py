@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 
 from ..hooks import triage
@@ -60,10 +61,13 @@ from .reading import (
     rule_type,
     rules_in,
     shorten,
+    summary_fixes,
     text_weight,
 )
 from .transcript import Event, Session, ToolCall
 
+# A name worth matching on: an identifier, a path, a config key, an error class.
+_NAME_RE = re.compile(r"[A-Za-z_][\w.:/-]*[_.:/][\w.:/-]+|[a-z]+[A-Z]\w+|[A-Z][a-z]+[A-Z]\w+")
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 EVOLVING = frozenset({"reported"})  # origins keyed by their event, not their text
 # A subagent's edits stay in its own transcript: its finished run is a change all the same.
@@ -612,6 +616,25 @@ class Extractor:
                              "commit", at=event.at, files=files[:30], importance=0.6,
                              anchor=event.position))
 
+    def summarised_fixes(self) -> None:
+        """The "Errors and fixes" a compaction summary lists, for the fixes the events did
+        not show (fixed in an edit, checked by another command): each unless a bug note
+        already names the same error."""
+        known = [f.content.lower() for f in self.findings
+                 if f.type in ("bug_note", "failed_attempt")]
+        for event in self.events:
+            if event.kind != "compaction" or not event.text:
+                continue
+            for error, fix in summary_fixes(event.text):
+                names = _NAME_RE.findall(f"{error} {fix}")
+                if any(sum(n.lower() in k for n in names) >= min(2, len(names)) for k in known
+                       ) if names else False:
+                    continue
+                content = shorten(f"{error}: {fix}", MAX_FIX_CHARS)
+                known.append(content.lower())
+                self.add(Finding("bug_note", content, "summary", at=event.at, problem=error,
+                                 solution=fix, importance=0.55, anchor=event.position))
+
     def plans(self) -> None:
         """An approved plan (plan mode's ExitPlanMode) is the design the user agreed to:
         its "Problem: … Solution: …" pairs are decisions with their why."""
@@ -838,6 +861,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()
+    extractor.summarised_fixes()
     extractor.plans()
     extractor.rules()
     extractor.rejections()

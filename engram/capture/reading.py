@@ -345,3 +345,48 @@ def plan_decisions(plan: str) -> list[tuple[str, str]]:
         else:
             problem = text
     return pairs
+
+
+# Claude Code's compaction summary has fixed sections; "Errors and fixes" is its own list
+# of what broke and how it was fixed.
+_ERRORS_HEADING_RE = re.compile(r"^\s*\d+\.\s*errors? and fix(es)?\b", re.IGNORECASE)
+_SECTION_HEADING_RE = re.compile(r"^\s*\d+\.\s+\S[^:]{0,60}:\s*$")
+_MECHANICAL_RE = re.compile(
+    r"\b(credo|lint\w*|unused|complexity|nesting|formatt(ing|er)|not formatted|warnings?|typo|"
+    r"expected during|undefined (function|variable)|compile errors? for missing)\b",
+    re.IGNORECASE)
+_OPEN_RE = re.compile(r"\b(unresolved|current|not yet|still (fails|failing|open))\b",
+                      re.IGNORECASE)
+_FIXED_RE = re.compile(r"\b(fixed|fix(ed)? by|resolved|rewrote|replaced|switched|changed|"
+                       r"added|used|using|moved|converted)\b", re.IGNORECASE)
+
+
+def summary_fixes(summary: str) -> list[tuple[str, str]]:
+    """(error, how it was fixed) from a compaction summary's "Errors and fixes" section:
+    items that name a fix, leaving out lint nits, mechanical compile slips and what was
+    still open when the summary was written."""
+    lines = summary.splitlines()
+    start = next((i for i, line in enumerate(lines) if _ERRORS_HEADING_RE.match(line)), None)
+    if start is None:
+        return []
+    items: list[str] = []
+    for line in lines[start + 1:]:
+        if _SECTION_HEADING_RE.match(line):
+            break
+        bullet = re.match(r"^(\s*)[-*•]\s+(.*)$", line)
+        if bullet and (not items or len(bullet.group(1)) <= 4):
+            items.append(bullet.group(2))
+        elif items and line.strip():
+            items[-1] += " " + line.strip().lstrip("-*• ")
+    found = []
+    for item in items:
+        plain = re.sub(r"\*\*|__", "", item).strip()
+        head, _, body = plain.partition(":")
+        if not body.strip() or len(plain) < 40:
+            continue
+        fixed = _FIXED_RE.search(body)
+        told = plain[:len(head) + 1 + fixed.start()] if fixed else plain  # before the fix
+        if not fixed or _MECHANICAL_RE.search(told) or _OPEN_RE.search(plain):
+            continue
+        found.append((head.strip(), body.strip()))
+    return found
