@@ -608,6 +608,15 @@ def test_open_todos_and_questions_left_at_the_end():
                                                                      "open_question")])
 
 
+def test_a_next_step_and_a_question_on_one_line_are_a_todo_and_an_open_question():
+    from engram.capture.reading import open_items
+
+    items = open_items("Pushed.\n\nNext: open the PR so Atlantis plans and applies it. Open "
+                       "question for whoever reviews: is 7 days of history enough?")
+    assert items == [("todo", "open the PR so Atlantis plans and applies it."),
+                     ("open_question", "is 7 days of history enough?")]
+
+
 def test_noise_never_becomes_a_request_or_the_wrap_up():
     compact = {"parentUuid": None, "isSidechain": False, "type": "user", "cwd": CWD,
                "sessionId": SESSION, "isCompactSummary": True, "isVisibleInTranscriptOnly": True,

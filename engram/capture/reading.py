@@ -246,6 +246,19 @@ def _open_heading(heading: str) -> bool:
     return len(words) <= 5 and bool(lexicon.OPEN_HEADING_RE.search(" ".join(words)))
 
 
+def _labelled_parts(text: str) -> list[str]:
+    """A line split where a sentence opens with another open-work label ("Open question
+    for whoever reviews: …")."""
+    parts = [""]
+    for sentence in lexicon.sentences(text):
+        label = re.match(r"^(?:\*\*)?([^:：*]{2,40})(?:\*\*)?\s*[:：]\s*(\S.*)$", sentence)
+        if label and parts[-1] and _open_heading(label.group(1)):
+            parts.append(label.group(2))
+        else:
+            parts[-1] = f"{parts[-1]} {sentence}".strip()
+    return [p for p in parts if p]
+
+
 def open_items(text: str) -> list[tuple[str, str]]:
     """(todo|open_question, item) named as remaining by a wrap-up."""
     found: list[tuple[str, str]] = []
@@ -263,8 +276,11 @@ def open_items(text: str) -> list[tuple[str, str]]:
         inline = re.match(r"^(?:\*\*)?([^:：*]{2,40})(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.{6,})$",
                           line)
         if not bullet and inline and _open_heading(inline.group(1)):
-            kind = "open_question" if inline.group(2).rstrip().endswith(("?", "？")) else "todo"
-            found.append((kind, first_sentences(inline.group(2))))
+            # "Next: open the PR. Open question for the reviewer: is 7 days enough?" — each
+            # labelled part is its own item, the kind told by its own words
+            for part in _labelled_parts(inline.group(2)):
+                kind = "open_question" if part.rstrip().endswith(("?", "？")) else "todo"
+                found.append((kind, first_sentences(part)))
             in_section = True
             question_section = False
             continue
