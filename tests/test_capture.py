@@ -608,6 +608,22 @@ def test_open_todos_and_questions_left_at_the_end():
                                                                      "open_question")])
 
 
+def test_work_the_person_takes_on_or_leaves_for_now_is_a_todo():
+    session = (
+        Session().prompt("make the report fast")
+        .edit("reports/views.py")
+        .say("Done: the report reads the materialized view. Nothing alerts yet if the "
+             "refresh fails.")
+        .prompt("great. add the refresh to the deploy script and I'll handle the alert "
+                "with ops. leave ReportCache for now")
+        .edit("deploy/deploy.sh")
+        .say("Added the refresh to deploy.sh.")
+    )
+    todos = found(session.extract(), "todo")
+    assert any("handle the alert" in t for t in todos), todos
+    assert any("ReportCache" in t for t in todos), todos
+
+
 def test_a_next_step_and_a_question_on_one_line_are_a_todo_and_an_open_question():
     from engram.capture.reading import open_items
 

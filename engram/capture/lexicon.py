@@ -288,6 +288,12 @@ DEFER_RE = re.compile(_words(
     r"(оставим|отложим|сделаем) (на )?потом", r"в отдельном (пр|pr|коммите)", r"später",
     r"separaten (pr|commit)", r"plus tard", r"dans une (autre|prochaine) pr", r"más tarde",
     r"otro pr", r"depois", r"outro pr", r"以后再", r"下次", r"別のpr", r"後で",
+    r"\bleave \S+( \S+)? (alone )?for now\b",
+    # the person takes it on themselves: still open work, only not the agent's
+    r"\bi'll (handle|take care of|deal with|sort out|follow up on) (the|that|it|this)\b",
+    r"\b(darum )?kümmere ich mich\b", r"\bje m'en (occupe|charge)\b", r"\bme encargo\b",
+    r"\bdeixa comigo\b", r"\beu cuido\b", r"\bя сам\w* (займусь|сделаю|разберусь)",
+    r"\bзаймусь (этим|сам)", r"我来(处理|跟进|搞定)", r"こちらで(対応|やります)",
 ), re.IGNORECASE)
 
 # Judgement words: a comparison or a verdict is half a reason ("an error is kinder").
