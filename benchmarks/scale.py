@@ -249,6 +249,18 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         result["cold_search_ms"] = round(statistics.median(cold), 1) if proc.returncode == 0 \
             else f"failed: {proc.stderr.strip()[:200]}"
         result.update(_hook(env, tmp, query_texts[1], runs))
+        result.update(_mcp(env, query_texts[:MCP_QUERIES]))
+        result["settled_s"] += _settle(settle)
+        with engram.open(target, embedder=embedder_spec) as again:  # the same queries, here
+            again.lifecycle.upkeep_mode = "off"
+            for q in query_texts[:5]:
+                again.search(q)
+            times = []
+            for q in query_texts[:MCP_QUERIES]:
+                t0 = time.perf_counter()
+                again.search(q, caller="mcp")  # what the MCP tool does, audit included
+                times.append((time.perf_counter() - t0) * 1000)
+        result["inproc_audited_p50_ms"] = round(percentile(times, 50), 2)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return result
@@ -311,6 +323,43 @@ def _hook(env: dict[str, str], tmp: Path, prompt: str, runs: int) -> dict[str, A
             "hook_worker": _has_socket(home)}
 
 
+MCP_QUERIES = 100
+
+
+def _mcp(env: dict[str, str], queries: list[str]) -> dict[str, Any]:
+    """`engram mcp` over stdio as an agent runs it: the first handshake, then
+    memory_search per query (p50), each call timed from the client's side."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    command = _engram_command()
+    params = StdioServerParameters(command=command[0], args=[*command[1:], "mcp"], env=env)
+    out: dict[str, Any] = {}
+
+    async def main() -> None:
+        started = time.perf_counter()
+        async with Client(params) as client:
+            out["mcp_handshake_ms"] = round((time.perf_counter() - started) * 1000, 1)
+            for q in queries[:5]:
+                await client.call_tool("memory_search", {"query": q})  # model, index warm
+            times = []
+            for q in queries:
+                t0 = time.perf_counter()
+                result = await client.call_tool("memory_search", {"query": q})
+                times.append((time.perf_counter() - t0) * 1000)
+                if result.is_error:
+                    raise RuntimeError(result.content[0].text if result.content else "error")
+            out["mcp_p50_ms"] = round(percentile(times, 50), 2)
+            out["mcp_p95_ms"] = round(percentile(times, 95), 2)
+
+    try:
+        anyio.run(main)
+    except Exception as exc:  # noqa: BLE001 - reported in the table, not fatal to the run
+        out["mcp_p50_ms"] = f"failed: {type(exc).__name__}: {exc}"[:200]
+    return out
+
+
 def _has_socket(home: Path) -> bool:
     import stat
 
@@ -340,6 +389,15 @@ def _verdicts(row: dict[str, Any]) -> list[str]:
     if disk_target is not None:
         notes.append(f"disk {'ok' if row['bytes_per_memory'] <= disk_target else 'MISSED'}"
                      f" (target ≤ {disk_target} B)")
+    mcp, here = row.get("mcp_p50_ms"), row.get("inproc_audited_p50_ms")
+    if isinstance(mcp, float) and isinstance(here, float):
+        bound = 1.3 * here + 1
+        notes.append(f"MCP {'ok' if mcp <= bound else 'MISSED'} ({mcp:.1f} ms against "
+                     f"{here:.1f} ms in-process: target ≤ 1.3× + 1 ms = {bound:.1f} ms)")
+    handshake = row.get("mcp_handshake_ms")
+    if isinstance(handshake, float):
+        notes.append(f"MCP handshake {'ok' if handshake <= 500 else 'MISSED'} "
+                     f"({handshake:.0f} ms, target ≤ 500 ms)")
     return notes
 
 

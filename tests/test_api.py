@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -170,9 +171,14 @@ def test_search_context_checkpoint_and_instructions(api: httpx.Client, server: S
                                           "project": "chat", "explain": "true"}).json()
     assert found["results"][0]["memory"]["id"] == target
     assert "signals" in found["results"][0]
-    with engram.open(server.db, embedder="fake") as reader:
-        audited = reader.recalls(caller="api")
-    assert any(r["caller"] == "api" and "websocket" in r["query"] for r in audited)
+    deadline = time.monotonic() + 5  # the audit row is written just after the reply
+    while True:
+        with engram.open(server.db, embedder="fake") as reader:
+            audited = reader.recalls(caller="api")
+        if any(r["caller"] == "api" and "websocket" in r["query"] for r in audited):
+            break
+        assert time.monotonic() < deadline, audited
+        time.sleep(0.05)
     typed = api.get("/v1/search", params={"q": "websocket", "type": "decision"}).json()
     assert target not in [r["memory"]["id"] for r in typed["results"]]
 

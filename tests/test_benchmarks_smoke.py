@@ -86,6 +86,8 @@ def test_engram_bench_scale_cli_runs_a_tiny_store(cli_env, tmp_path):
     assert row["memories"] == 200 and row["import_errors"] == 0
     assert row["ingest_per_s"] > 0 and row["bytes_per_memory"] > 0
     assert row["index_load_s"] >= 0
+    assert isinstance(row["mcp_p50_ms"], float), row["mcp_p50_ms"]  # a real `engram mcp`
+    assert row["mcp_handshake_ms"] > 0 and row["inproc_audited_p50_ms"] > 0
     assert "<!-- scale:start -->" in results.read_text() and "index load s" in results.read_text()
 
 

@@ -93,3 +93,43 @@ def test_api_recalls_show_in_engram_log(tmp_path, cli_env):
     assert entries[0]["ids"] == [r["memory"]["id"] for r in found["results"]]
     text = run_cli(cli_env, "log", "--since", "2000-01-01", check=True).stdout
     assert "api" in text and "stripe webhooks" in text
+
+
+def test_a_servers_recall_audit_is_written_after_the_reply_and_drained_on_exit(lc):
+    """MCP and REST servers answer first and audit after: a slow audit never holds a search,
+    and closing the server (a clean exit) writes every recall still queued."""
+    import threading
+
+    seed(lc)
+    backlog = lc.lifecycle.serve_long()
+    gate = threading.Event()
+    backlog.submit(gate.wait)  # the audit thread is busy (a slow disk, a long import)
+    try:
+        found = lc.search("stripe", caller="mcp")  # answers while the audit waits
+        assert found.results
+        assert lc.recalls() == []
+    finally:
+        gate.set()
+        backlog.close()
+    assert [r["caller"] for r in lc.recalls()] == ["mcp"]
+    assert lc.lifecycle.long_lived
+
+
+def test_a_failing_after_reply_job_is_logged_and_the_rest_still_run():
+    from engram.lifecycle.backlog import Backlog
+
+    logged: list[str] = []
+    ran: list[int] = []
+    backlog = Backlog(log=logged.append)
+
+    def broken() -> None:
+        raise OSError("disk full")
+
+    backlog.submit(lambda: ran.append(1))
+    backlog.submit(broken)
+    backlog.submit(lambda: ran.append(2))
+    backlog.close()
+    assert ran == [1, 2]
+    assert logged == ["after-reply job failed: OSError: disk full"]
+    backlog.submit(lambda: ran.append(3))  # after close: run at once, in the caller
+    assert ran == [1, 2, 3]

@@ -41,8 +41,9 @@ def mcp(http: bool, host: str, port: int) -> None:
     from ..mcp.server import build_server, run_http, run_stdio
     from ..remote import RemoteEngram
 
+    backlog = None
     if not isinstance(service, RemoteEngram):  # a server's upkeep is the server's business
-        service.lifecycle.long_lived = True  # upkeep runs in a thread here, not a new process
+        backlog = service.lifecycle.serve_long()  # upkeep in a thread, audit after replies
     server = build_server(service, default_project=os.environ.get("ENGRAM_PROJECT") or None)
     try:
         if http:
@@ -51,3 +52,6 @@ def mcp(http: bool, host: str, port: int) -> None:
             run_stdio(server)
     except KeyboardInterrupt:  # Ctrl-C is how a user stops a server: no traceback
         pass
+    finally:
+        if backlog is not None:
+            backlog.close()  # a clean exit loses no recall record

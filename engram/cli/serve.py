@@ -72,7 +72,7 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
     except PermissionError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
-    engram.lifecycle.long_lived = True  # upkeep runs in a thread of this process, not a new one
+    backlog = engram.lifecycle.serve_long()  # upkeep in a thread, the audit after replies
     app = create_server_app(engram, token=token, bind_host=host, cors_origins=cors_origins,
                             max_body=max_body, allow_insecure=allow_insecure,
                             rate_per_minute=rate_limit)
@@ -94,4 +94,7 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
     sys.stdout.flush()
     config = uvicorn.Config(app, log_level=log_level, server_header=False,
                             proxy_headers=False, timeout_graceful_shutdown=3)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        backlog.close()  # a clean exit loses no recall record

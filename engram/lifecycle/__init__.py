@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..model import Memory
     from ..retrieval import SearchResponse
     from ..service import Engram, SaveResult
+    from .backlog import Backlog
 
 __all__ = ["Action", "Lifecycle", "Report", "Settings", "load_settings"]
 
@@ -144,6 +145,18 @@ class Lifecycle:
             self.defer(job)  # e.g. the hook worker: written after its reply went out
         else:
             job()
+
+    def serve_long(self) -> Backlog:
+        """Set up a long-lived server (MCP, REST): upkeep in a thread of this process, and
+        the recall audit written after each reply by a backlog the caller closes on exit."""
+        import logging
+
+        from .backlog import Backlog
+
+        self.long_lived = True
+        backlog = Backlog(log=logging.getLogger("engram.lifecycle").warning)
+        self.defer = backlog.submit
+        return backlog
 
     def recalls(
         self, *, since: datetime | None = None, caller: str | None = None, limit: int = 100,
