@@ -337,10 +337,17 @@ def _mcp(env: dict[str, str], queries: list[str]) -> dict[str, Any]:
     params = StdioServerParameters(command=command[0], args=[*command[1:], "mcp"], env=env)
     out: dict[str, Any] = {}
 
-    async def main() -> None:
+    async def handshake() -> float:
         started = time.perf_counter()
+        async with Client(params):
+            return round((time.perf_counter() - started) * 1000, 1)
+
+    async def main() -> None:
+        # the first session ever loads the SDK before answering and keeps its answer; the
+        # sessions after it answer at once (engram/mcp/early.py)
+        out["mcp_first_handshake_ms"] = await handshake()
+        out["mcp_handshake_ms"] = await handshake()
         async with Client(params) as client:
-            out["mcp_handshake_ms"] = round((time.perf_counter() - started) * 1000, 1)
             for q in queries[:5]:
                 await client.call_tool("memory_search", {"query": q})  # model, index warm
             times = []
@@ -397,7 +404,8 @@ def _verdicts(row: dict[str, Any]) -> list[str]:
     handshake = row.get("mcp_handshake_ms")
     if isinstance(handshake, float):
         notes.append(f"MCP handshake {'ok' if handshake <= 500 else 'MISSED'} "
-                     f"({handshake:.0f} ms, target ≤ 500 ms)")
+                     f"({handshake:.0f} ms, target ≤ 500 ms; the first session ever: "
+                     f"{row.get('mcp_first_handshake_ms', 0):.0f} ms)")
     return notes
 
 

@@ -284,6 +284,58 @@ def test_stdio_server_with_the_bundled_model(tmp_path: Path) -> None:
     anyio.run(main)
 
 
+def _stdio_exchange(env: dict[str, str], protocol: str = "2025-06-18") -> tuple[dict, dict]:
+    """initialize, initialized, tools/list over a real `engram mcp`: the two answers, read
+    as the client reads them (line by line)."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": protocol, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}
+    proc = subprocess.Popen([str(ENGRAM), "mcp"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(init).encode() + b"\n")
+        proc.stdin.flush()
+        first = json.loads(proc.stdout.readline())
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+                         b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')
+        proc.stdin.flush()
+        second = json.loads(proc.stdout.readline())
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return first, second
+
+
+def test_stdio_answers_initialize_from_the_last_sessions_answer(tmp_path: Path) -> None:
+    """The SDK takes most of a second to load; its answer to initialize is kept after the
+    first session, and later sessions send it at once, then serve as usual."""
+    env = server_env(tmp_path)
+    first, tools = _stdio_exchange(env)
+    assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "engram"
+    assert tools["id"] == 2 and tools["result"]["tools"]
+    cache = tmp_path / "engram" / "cache" / "mcp-initialize.json"
+    assert cache.stat().st_mode & 0o777 == 0o600
+    kept = json.loads(cache.read_text())
+    assert kept["results"]["initialize 2025-06-18"] == first["result"]
+    kept["results"]["initialize 2025-06-18"]["serverInfo"]["title"] = "answered early"
+    cache.write_text(json.dumps(kept))
+    again, tools = _stdio_exchange(env)
+    assert again["result"]["serverInfo"]["title"] == "answered early"  # the kept answer
+    assert tools["id"] == 2 and tools["result"]["tools"]  # the SDK's own answer was dropped
+    other, _ = _stdio_exchange(env, protocol="2024-11-05")  # another version: the SDK answers
+    assert other["result"]["serverInfo"]["title"] != "answered early"
+    from engram.mcp.early import FIRST_LINE_BYTES
+    from engram.netguard import DEFAULT_MAX_BODY
+
+    assert FIRST_LINE_BYTES > DEFAULT_MAX_BODY  # an over-long first line is refused as usual
+    cache.write_text("{not json")  # a broken cache costs only the head start
+    fresh, tools = _stdio_exchange(env)
+    assert fresh["result"] == first["result"] and tools["result"]["tools"]
+
+
 def test_stdio_honours_db_option(tmp_path: Path) -> None:
     db = tmp_path / "elsewhere.db"
     params = StdioServerParameters(command=str(ENGRAM), args=["--db", str(db), "mcp"],

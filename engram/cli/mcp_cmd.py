@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -27,6 +28,17 @@ def mcp(http: bool, host: str, port: int) -> None:
     Environment: ENGRAM_DB / ENGRAM_HOME (store), ENGRAM_EMBEDDER, ENGRAM_PROJECT (default
     project for saves), ENGRAM_TOKEN (bearer token for --http; enforced whenever set).
     """
+    if not http:
+        from ..mcp.early import private_stdin, start
+
+        with private_stdin() as source:
+            # before anything heavy loads: the client waits on its initialize
+            _serve(False, host, port, early=start(source))
+        return
+    _serve(True, host, port)
+
+
+def _serve(http: bool, host: str, port: int, early: Any = None) -> None:
     from ..mcp.auth import TOKEN_ENV, BindRefused, check_bind
 
     token = os.environ.get(TOKEN_ENV) or None
@@ -49,7 +61,7 @@ def mcp(http: bool, host: str, port: int) -> None:
         if http:
             run_http(server, host=host, port=port, token=token, users=service.users)
         else:
-            run_stdio(server)
+            run_stdio(server, early)
     except KeyboardInterrupt:  # Ctrl-C is how a user stops a server: no traceback
         pass
     finally:

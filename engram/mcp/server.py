@@ -23,6 +23,7 @@ from ..errors import EngramError
 from ..exchange import AUTHORITY_RULE
 from ..service import Engram
 from .auth import GuardMiddleware, check_bind
+from .early import Early
 from .errors import UNEXPECTED, ProtocolErrors, describe_shape_errors, log, protocol_error
 from .render import lines
 from .stdio import serve_stdio
@@ -86,8 +87,11 @@ class EngramMCPServer(MCPServer):
             log.exception("prompt %s failed", name)
             raise MCPError(INTERNAL_ERROR, UNEXPECTED) from None
 
+    #: The client's first line, read (and maybe answered) before the SDK loaded.
+    early: Early | None = None
+
     async def run_stdio_async(self) -> None:
-        await serve_stdio(self._lowlevel_server)
+        await serve_stdio(self._lowlevel_server, self.early)
 
 
 def build_server(service: Engram, *, default_project: str | None = None) -> MCPServer:
@@ -168,7 +172,9 @@ def _register_prompts(server: MCPServer, service: Engram, default_project: str |
         return f"{pack.text}\n\nThe task: {task}"
 
 
-def run_stdio(server: MCPServer) -> None:
+def run_stdio(server: MCPServer, early: Early | None = None) -> None:
+    if isinstance(server, EngramMCPServer):
+        server.early = early
     server.run("stdio")
 
 

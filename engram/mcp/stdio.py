@@ -8,10 +8,11 @@ write stream, so every request the client sends gets a reply.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from typing import Any, BinaryIO
 
 import anyio
@@ -19,6 +20,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCError
 
+from .early import Early, private_stdin
 from .wire import MAX_MESSAGE_BYTES, screen, too_large
 
 _DRAIN_CHUNK = 65_536
@@ -28,9 +30,11 @@ _TOO_LONG = b"\0a line over the limit\0"  # a sentinel, compared by identity
 class ScreenedLines:
     """The stdin lines the SDK's transport iterates over; bad messages never reach it."""
 
-    def __init__(self, source: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> None:
+    def __init__(self, source: BinaryIO, limit: int = MAX_MESSAGE_BYTES,
+                 first: bytes | None = None) -> None:
         self._source = source
         self._limit = limit
+        self._first = first  # a line already read from `source`, served before the rest
         self._write: Any = None
         self._bound = anyio.Event()
 
@@ -55,8 +59,11 @@ class ScreenedLines:
                 await self._answer(verdict.reply)
 
     async def _read_line(self) -> bytes | None:
-        line = await anyio.to_thread.run_sync(self._source.readline, self._limit + 1,
-                                              abandon_on_cancel=True)
+        if self._first is not None:
+            line, self._first = self._first, None
+        else:
+            line = await anyio.to_thread.run_sync(self._source.readline, self._limit + 1,
+                                                  abandon_on_cancel=True)
         if not line:
             return None
         if len(line) > self._limit and not line.endswith(b"\n"):
@@ -74,42 +81,69 @@ class ScreenedLines:
             await self._write.send(SessionMessage(reply))
 
 
+class Replies:
+    """What the transport writes to stdout. The SDK's answer to the first initialize is
+    kept for the next session when none was cached, and dropped when the cached one was
+    already sent (`early`)."""
+
+    def __init__(self, out: BinaryIO, early: Early | None) -> None:
+        self._out = out
+        self._early = early if early is not None and early.request_id is not None else None
+
+    async def write(self, text: str) -> None:
+        early = self._early
+        if early is not None:
+            with suppress(ValueError):
+                reply = json.loads(text)
+                if isinstance(reply, dict) and reply.get("id") == early.request_id:
+                    self._early = None
+                    if early.answered:
+                        return  # the client has this answer already
+                    if "result" in reply:
+                        early.remember(reply)
+        await anyio.to_thread.run_sync(self._out.write, text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await anyio.to_thread.run_sync(self._out.flush)
+
+
 @contextmanager
-def _private_stdin() -> Iterator[BinaryIO]:
-    """The client's messages on a private descriptor; fd 0 reads /dev/null meanwhile, so a
-    child process cannot consume them (what the SDK does when it owns stdin)."""
+def _private_stdout() -> Iterator[BinaryIO]:
+    """The wire on a private descriptor; fd 1 points at stderr meanwhile, so stray output
+    of a handler or a child never corrupts it (what the SDK does when it owns stdout)."""
+    sys.stdout.flush()
     if sys.platform == "win32":  # pragma: no cover - no fd juggling there
-        yield sys.stdin.buffer
+        yield sys.stdout.buffer
         return
     import fcntl
 
     try:
-        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        private = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
     except OSError:
-        yield sys.stdin.buffer
+        yield sys.stdout.buffer
         return
     diverted = False
-    try:
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
+    with suppress(OSError):
+        os.dup2(2, 1)
         diverted = True
-    except OSError:
-        pass
     try:
-        # closefd=False: a worker thread may still block on it after the transport exits
-        yield os.fdopen(private, "rb", closefd=False)
+        yield os.fdopen(private, "wb", closefd=False)
     finally:
         if diverted:
             with suppress(OSError):
-                os.dup2(private, 0)
+                os.dup2(private, 1)
 
 
-async def serve_stdio(lowlevel: Any) -> None:
-    """Serve one MCP connection over this process's stdin and stdout until EOF."""
-    with _private_stdin() as source:
-        lines = ScreenedLines(source)
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+async def serve_stdio(lowlevel: Any, early: Early | None = None) -> None:
+    """Serve one MCP connection over this process's stdin and stdout until EOF; `early`
+    holds the first line when `engram mcp` read it (and maybe answered it) itself."""
+    with ExitStack() as stack:
+        source = early.source if early is not None else stack.enter_context(private_stdin())
+        out = stack.enter_context(_private_stdout())
+        lines = ScreenedLines(source, first=early.first if early is not None else None)
+        async with stdio_server(stdin=lines, stdout=Replies(out, early)) as (  # type: ignore[arg-type]
+            read_stream, write_stream
+        ):
             lines.bind(write_stream)
             await lowlevel.run(read_stream, write_stream,
                                lowlevel.create_initialization_options())

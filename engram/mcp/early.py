@@ -1,0 +1,163 @@
+"""Answer an MCP client's opening request before the SDK has loaded.
+
+An agent starts `engram mcp` and waits for the answer to its first message (`initialize`,
+or `server/discover` in the 2026-07-28 protocol). Importing the MCP SDK alone takes most of
+a second (its pydantic models), so the handshake used to cost 1–1.5 s. The answer never
+changes for one Engram and SDK version and one protocol version, so the first session
+stores it (`cache/mcp-initialize.json` under ENGRAM_HOME) and later sessions send it the
+moment the request arrives, then load the SDK while the client reads it. The SDK still
+sees the same request (its session needs it); its own answer is dropped, being the one
+already sent.
+
+Nothing heavy is imported here (the standard library and engram.config): this runs
+before the reply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ..config import engram_home, private_dir, write_private
+
+CACHE_NAME = "mcp-initialize.json"
+# Above any message the transport accepts (netguard.DEFAULT_MAX_BODY, not imported: it
+# costs a tenth of a second before the reply), so a longer first line is refused there
+# exactly as any other.
+FIRST_LINE_BYTES = 4 * 1_048_576
+
+
+def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .. import __version__
+
+    try:
+        sdk = version("mcp")
+    except PackageNotFoundError:  # pragma: no cover - engram requires it
+        sdk = "?"
+    return f"engram {__version__}; mcp {sdk}"
+
+
+@dataclass
+class Early:
+    """The first line the client sent, and what was done about it."""
+
+    source: BinaryIO
+    first: bytes | None = None
+    request_id: Any = None  # the id of the first line, when it opened the session
+    answered_id: Any = None  # the same, once answered from the cache
+    protocol: str | None = None  # its method and protocol version (the cache key)
+    cache: Path | None = None
+    key: str = ""
+    _stored: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def answered(self) -> bool:
+        return self.answered_id is not None
+
+    def remember(self, reply: dict[str, Any]) -> None:
+        """Keep the SDK's answer to this initialize for the next session."""
+        result = reply.get("result")
+        if self.cache is None or self.protocol is None or not isinstance(result, dict):
+            return
+        stored = self._stored if self._stored.get("versions") == self.key else {
+            "versions": self.key, "results": {}}
+        stored["results"][self.protocol] = result
+        try:
+            private_dir(self.cache.parent)
+            write_private(self.cache, json.dumps(stored))
+        except OSError:
+            pass  # a read-only home only costs the next session its head start
+
+
+def _opening(message: dict[str, Any]) -> str | None:
+    """The cache key of a client's opening request, or None for any other message:
+    `initialize` (the protocol today's agents speak) or `server/discover` (2026-07-28)."""
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return None
+    method = message.get("method")
+    if method == "initialize":
+        version = params.get("protocolVersion")
+    elif method == "server/discover":
+        meta = params.get("_meta")
+        version = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(
+            meta, dict) else None
+    else:
+        return None
+    return f"{method} {version}" if isinstance(version, str) else None
+
+
+def start(source: BinaryIO, home: Path | None = None) -> Early:
+    """Read the client's first line; answer it at once when it is an initialize whose
+    answer is cached for these versions."""
+    early = Early(source)
+    line = source.readline(FIRST_LINE_BYTES)
+    if not line:
+        return early
+    early.first = line
+    if len(line) >= FIRST_LINE_BYTES:
+        return early  # the transport refuses it (and drains the rest)
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return early
+    if not isinstance(message, dict) or "id" not in message:
+        return early
+    protocol = _opening(message)
+    if protocol is None:
+        return early
+    early.request_id = message["id"]
+    early.protocol = protocol
+    early.cache = (home or engram_home()) / "cache" / CACHE_NAME
+    early.key = _versions()
+    with suppress(OSError, ValueError):
+        stored = json.loads(early.cache.read_text(encoding="utf-8"))
+        if isinstance(stored, dict) and stored.get("versions") == early.key:
+            early._stored = stored
+    result = early._stored.get("results", {}).get(protocol)
+    if isinstance(result, dict):
+        reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        out = sys.stdout.buffer
+        out.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+        out.flush()
+        early.answered_id = message["id"]
+    return early
+
+
+@contextmanager
+def private_stdin() -> Iterator[BinaryIO]:
+    """The client's messages on a private descriptor; fd 0 reads /dev/null meanwhile, so a
+    child process cannot consume them (what the SDK does when it owns stdin)."""
+    if sys.platform == "win32":  # pragma: no cover - no fd juggling there
+        yield sys.stdin.buffer
+        return
+    import fcntl
+
+    try:
+        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    except OSError:
+        yield sys.stdin.buffer
+        return
+    diverted = False
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        diverted = True
+    except OSError:
+        pass
+    try:
+        # closefd=False: a worker thread may still block on it after the transport exits
+        yield os.fdopen(private, "rb", closefd=False)
+    finally:
+        if diverted:
+            with suppress(OSError):
+                os.dup2(private, 0)
