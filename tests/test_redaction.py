@@ -39,7 +39,7 @@ STRIPE_RESTRICTED = "rk_" + "test_" + "51Hx2Ab3Cd4Ef5Gh6"
 STRIPE_PUBLISHABLE = "pk_" + "live_" + "51Hx2Ab3Cd4Ef5Gh6Ij7Kl8"
 OPENAI = "sk-" + "proj-" + "Ab1Cd2Ef3" * 5
 OPENAI_LEGACY = "sk-" + "A1b2C3d4" * 6
-ANTHROPIC = "sk-" + "ant-" + "api03-" + "Xy1_" * 20
+ANTHROPIC = "sk-" + "ant-" + "api03-" + "Xy1_" * 23 + "z" + "AA"  # 93 characters, then AA
 JWT = (
     "eyJ"
     + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
@@ -968,6 +968,17 @@ def test_issue_example_through_the_cli_keeps_no_token(tmp_path) -> None:
         'apiKey: "AIza' + "a" * 35 + '"',  # a masked sample
         "AKIAIOSFODNN7" + "EXAMPLE",  # AWS's documented example
         'password = "somefakekey"',  # says what it is
+        # samples and masks: Microsoft's documented nuget.config passwords, a stand-in too
+        # short to be anyone's, keys held down, a token whose secret part is masked, an
+        # anti-forgery token, near misses of Anthropic's exact key format
+        '<add key="ClearTextPassword" value="33f!!lloppa" />',
+        '<add key="ClearTextPassword" value="abc" />',
+        "oktaKey = " + "0" * 35 + "TUVWXYZ",
+        "sgp_" + "5555555dAAAAA7777777CcccCF" + "a" * 14,
+        '"token4": "xoxp-572370529330-573807301142-572331691188-' + "#" * 20 + '"',
+        "csrf-token=Mj2qykJO5rELyHgezQ69nzUX0i3OH67V7+V4eUrLfpuyOuxmiW9rhROG",
+        "sk-" + "ant-api03-" + "Xy1_" * 23 + "z" + "BB",
+        "sk-" + "ant-api03-" + "Xy1_" * 20 + "AA",
         'apiKey: "AIzaSyAnLA7NfeLquW1tJ' + 'Fpx_eQCxoX-oo6YyIs"',  # published in Firebase's samples
         '"hf_requiredCharacteristicTypesForDisplayMetadata"',  # an Objective-C name
         "<asanaToken>\n  <value>nested</value>\n</asanaToken>",

@@ -108,6 +108,8 @@ def _classify_key(key: str) -> str | None:
     segments = _segments(key)
     if "public" in segments:
         return None  # ``public_key``, ``publicKeyToken``: meant to be shared
+    if "csrf" in segments or "xsrf" in segments:
+        return None  # an anti-forgery token rides in every page of its session: no credential
     for i in range(len(segments) - 1, -1, -1):
         family = _anchor(segments, i)
         if family is None:

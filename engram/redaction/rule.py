@@ -79,8 +79,18 @@ def _random(kind: str, classes: int = 3) -> Check:
 
 
 def _with_digit(kind: str) -> Check:
-    """Slack tokens embed numeric team/user ids; ``xoxb-your-token-here`` does not."""
-    return _fixed(kind, lambda v: any(c.isdigit() for c in v) and not _is_placeholder(v), 0)
+    """Slack tokens embed numeric team/user ids; ``xoxb-your-token-here`` does not. Ids
+    followed by a mask (``xoxp-5723…-5723…-####…``) are what is left once the secret part
+    was masked: nothing to hide."""
+    def check(m: re.Match[str], text: str) -> Verdict:
+        v = m.group(0)
+        if not any(c.isdigit() for c in v) or _is_placeholder(v):
+            return None
+        if v.endswith("-") and text[m.end():m.end() + 4] in ("####", "****", "xxxx", "XXXX"):
+            return None
+        return kind
+
+    return check
 
 
 def _not_placeholder(kind: str, group: int | str = "v") -> Check:

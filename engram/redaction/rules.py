@@ -19,8 +19,22 @@ from .format_checks import (
     _check_user_pass,
     _check_vendor,
 )
-from .rule import _W, _after, _fixed, _not_placeholder, _random, _Rule, _with_digit
+from .rule import _W, Verdict, _after, _fixed, _not_placeholder, _random, _Rule, _with_digit
 from .values import _has_classes, _is_placeholder, _random_letters
+
+# Anthropic's documented keys: `sk-ant-api03-` or `sk-ant-admin01-`, 93 characters, `AA`.
+# Those two versions are checked to the letter (a near miss is a sample); others, as any
+# prefixed key.
+_ANTHROPIC_VERSIONED = re.compile(r"sk-ant-(?:api03|admin01)-")
+_ANTHROPIC_EXACT = re.compile(rf"sk-ant-(?:api03|admin01)-[{_W}]{{93}}AA")
+_anthropic_random = _random("anthropic_key")
+
+
+def _anthropic(m: re.Match[str], text: str) -> Verdict:
+    if _ANTHROPIC_VERSIONED.match(m.group(0)) and not _ANTHROPIC_EXACT.match(m.group(0)):
+        return None  # a key run on into more characters is still the key
+    return _anthropic_random(m, text)
+
 
 _HEADER = r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
 
@@ -38,7 +52,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "anthropic_key",
         "sk-ant-" + _after(7, _W) + rf"[{_W}]{{20,}}",
-        check=_random("anthropic_key"),
+        check=_anthropic,
     ),
     _Rule(
         "openai_key",

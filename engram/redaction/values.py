@@ -92,10 +92,12 @@ def _has_classes(value: str, minimum: int = 3) -> bool:
 _WINDOW = 256
 
 
-# Keys published in an SDK's sample code are public: keeping them hides nothing. Google
-# API keys from firebase-android-sdk's samples (the list gitleaks allowlists, MIT,
-# gitleaks/gitleaks cmd/generate/config/rules/gcp.go).
+# Keys published in vendors' samples and docs are public: keeping them hides nothing.
+# Google API keys from firebase-android-sdk's samples and the passwords of Microsoft's
+# nuget.config reference (the lists gitleaks allowlists, MIT, gitleaks/gitleaks
+# cmd/generate/config/rules/gcp.go and nuget.go).
 _PUBLISHED_KEYS = frozenset({
+    "33f!!lloppa", "hal+9ooo_da!sY",
     "AIzaSyabcdefghijklmnopqrstuvwxyz1234567", "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs",
     "AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM", "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU",
     "AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0", "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A",
@@ -134,7 +136,7 @@ def _is_placeholder_head(value: str) -> bool:
         return True  # ``--private-key file://key.pem`` names where it is kept
     if _FORMAT_ONLY.fullmatch(v) or _CSS_COLOR.fullmatch(v):
         return True  # ``"%s:%s" % (user, pw)``, ``"{user}:{pw}"``, ``'#1e1e1e'``
-    if "..." in v or "\u2026" in v or "***" in v or low.endswith(("xxx", "here")):
+    if "..." in v or "\u2026" in v or "***" in v or "####" in v or low.endswith(("xxx", "here")):
         return True  # truncated or masked: ``sk-...``, ``hf_***``, ``ghp_xxxx``, ``TokenHere``
     if "EXAMPLE" in v or low.rstrip("]").endswith("[redacted"):
         return True  # AWS's documented ``AKIAIOSFODNN7EXAMPLE``; ``ops_eyJz..[Redacted]``
@@ -169,12 +171,21 @@ def _random_letters(value: str) -> bool:
     return False
 
 
+_HELD_KEY = _Re(r"(.)\1{4,}")
+
+
 def _fake(value: str) -> bool:
     """Masks a person typed as a sample: ``ghp_xxxx…``, ``AIzaaaaa…``, ``glc_1111…``
     (after a short prefix, one or two characters repeated). Only for keys and tokens:
     ``aaaaaaaa`` is a real password."""
     head = value[:_WINDOW]
-    return len(head) >= 16 and len(set(head[4:])) <= 2
+    if len(head) < 16:
+        return False
+    tail = head[4:]
+    most = max(tail.count(c) for c in set(tail))
+    runs = sum(len(m.group(0)) for m in _HELD_KEY.finditer(tail))
+    # ``0000…0000TUVWXYZ``; ``5555555dAAAAA7777777…aaaa``: keys held down, not generated
+    return len(set(tail)) <= 2 or most * 10 >= len(tail) * 6 or runs * 2 >= len(tail)
 
 
 def _secret_like(value: str) -> bool:
@@ -222,6 +233,8 @@ def _accepts(family: str, value: str) -> str | None:
         return "secret" if _machine_made(value) and not _fake(value) else None
     if family == "secret" and (not _secret_like(value) or _fake(value)):
         return None
+    if family == "password" and len(value.strip()) < 4:
+        return None  # ``value="abc"``: a stand-in, not a password anyone uses
     return family
 
 
