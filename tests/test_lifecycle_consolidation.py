@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from lifecycle_support import db_fingerprint, open_service
 
@@ -55,13 +57,15 @@ def test_related_aging_summaries_merge_and_unconsolidate_restores_them_exactly(l
     assert merged.project == "shop"
     assert merged.meta["consolidated_from"] == [m.id for m in sources]
     assert merged.meta["dates"] == ["2026-03-18", "2026-03-20", "2026-03-22"]
-    # distinct sentences kept once each, in time order
-    assert merged.content == (
-        "Fixed the login redirect loop in the auth middleware by clearing the stale session"
-        " cookie Fixed the login redirect loop in the auth middleware again by clearing the"
-        " session cookie on logout. Deployed on Friday. Fixed the login redirect loop in the"
-        " auth middleware by clearing the session cookie on logout"
-    )
+    # a recap: what recurred once, with its count and span; what differed kept apart;
+    # every other sentence once; the sources by id
+    headline, *rest = merged.content.splitlines()
+    assert headline == ("Fixed the login redirect loop in the auth middleware by clearing the"
+                        " session cookie 3 times, 2026-03-18 to 03-22.")
+    assert merged.content.count("login redirect loop") == 1
+    assert "stale" in merged.content and "on logout" in merged.content
+    assert "- Deployed on Friday." in rest
+    assert rest[-1] == "Sources: " + ", ".join(m.id for m in sources)
     assert merged.problem == "Problem 0. Users loop. Problem 1. Problem 2."
     assert merged.solution == "Clear the cookie."
     assert set(merged.files) == {"src/file0.ts", "src/file1.ts", "src/file2.ts", "src/auth.ts"}
@@ -207,3 +211,51 @@ def test_a_configured_llm_summariser_writes_the_merge_and_failures_fall_back(
     assert report.created[0].meta["summariser"] == "deterministic"
     assert report.notes and "failed" in report.notes[0]
     assert report.created[0].meta["consolidated_from"] == [m.id for m in sources]
+
+
+FAKE_CLAUDE = """#!{python}
+import json, os, sys
+sys.stdin.read()
+mode = os.environ.get("FAKE_MODE", "good")
+if mode == "exit1":
+    sys.exit(1)
+answer = {{
+    "good": "The staging deploy timed out on 2026-03-18, 03-20 and 03-22 (20, 9 and 15"
+            " minutes); a longer runner timeout fixed it.",
+    "lossy": "The staging deploy timed out a few times; a longer runner timeout fixed it.",
+}}[mode]
+print(json.dumps({{"type": "result", "subtype": "success", "is_error": False,
+                  "result": answer}}))
+"""
+
+DEPLOYS = ["Staging deploy timed out after 20 minutes", "Staging deploy timed out after 9 minutes",
+           "Staging deploy timed out after 15 minutes"]
+
+
+@pytest.mark.parametrize(("mode", "written_by"), [
+    ("good", "claude"), ("lossy", "deterministic"), ("exit1", "deterministic")])
+def test_a_configured_agent_cli_writes_the_summary_unless_it_loses_a_number(
+        lc, clock, tmp_path, monkeypatch, mode, written_by):
+    import sys
+    from dataclasses import replace
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "claude"
+    fake.write_text(FAKE_CLAUDE.format(python=sys.executable))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_MODE", mode)
+    lc.lifecycle.settings = replace(lc.lifecycle.settings, summariser="claude")
+    for text in DEPLOYS:
+        lc.save(text, type="episode", project="shop")
+        clock.advance(days=2)
+    clock.advance(days=20)
+    [merged] = lc.consolidate().created
+    assert merged.meta["summariser"] == written_by
+    if written_by == "claude":
+        assert merged.content.startswith("The staging deploy timed out on 2026-03-18")
+    else:
+        assert merged.content.startswith("Staging deploy timed out 3 times")
+    assert "20" in merged.content and "9" in merged.content and "15" in merged.content
+    assert merged.content.splitlines()[-1].startswith("Sources: ")

@@ -221,3 +221,92 @@ def test_the_decay_distribution_agrees_with_the_gc_rule(lc, clock):
     )
     assert lc.stats()["health"]["decay"] == dict(expected)
     assert sum(expected.values()) > 50 and len(expected) == 5
+
+
+STEPS = [("20", "smoke"), ("9", "upload"), ("15", "test"), ("12", "build")]
+
+
+def test_upkeep_merges_fading_related_episodes_before_forgetting_and_spares_new_arrivals(
+        lc, clock, cli_env, store_path):
+    """Old, never-recalled episodes about one recurring problem become one memory instead
+    of being archived one by one; one that stands alone fades; what was imported today
+    stays, however old the date it speaks of; the user can see all of it and undo it."""
+    from datetime import timedelta
+
+    recurring = [lc.save(f"Staging deploy pipeline timed out after {minutes} minutes on the"
+                         f" {step} step", type="episode", project="shop").memory
+                 for minutes, step in STEPS]
+    alone = lc.save("Looked into font loading on the about page", type="episode",
+                    project="shop").memory
+    clock.advance(days=240)  # nobody recalled any of them since
+    imported = lc.save("Staging deploy pipeline timed out after 7 minutes on the lint step",
+                       type="episode", project="shop",
+                       event_at=clock.now - timedelta(days=200)).memory  # arrived today
+    report = lc.upkeep("manual")
+    [merged_id] = report["consolidate"]["created"]
+    merged = lc.resolve(merged_id)
+    assert set(merged.meta["consolidated_from"]) == {m.id for m in recurring}
+    assert merged.status == "active" and "4 times" in merged.content.splitlines()[0]
+    [steps] = [line for line in merged.content.splitlines() if line.startswith("- step: ")]
+    assert set(steps.removeprefix("- step: ").split(", ")) == {s for _, s in STEPS}
+    assert all(lc.resolve(m.id).meta.get("consolidated_into") == merged_id for m in recurring)
+    for question in ("pipeline timed out on the smoke step", "which step took 12 minutes"):
+        found = [r.memory.id for r in lc.search(question, project="shop").results]
+        assert found[:1] == [merged_id], question  # what the originals answered, it answers
+    assert report["gc"]["ids"] == [alone.id]  # faded, and nothing to merge it with
+    assert lc.resolve(alone.id).status == "archived"
+    assert lc.resolve(imported.id).status == "active"  # within the grace period
+
+    cli_env["ENGRAM_DB"] = str(store_path)
+    [run] = [r for r in run_json(cli_env, "log", "--upkeep") if r["trigger"] == "manual"]
+    assert run["archived"] == [alone.id] and run["merged_into"] == [merged_id]
+    assert run["merged"] == len(recurring)
+    assert f"engram restore {alone.id}" in run["undo"]
+    assert f"engram unconsolidate {merged_id}" in run["undo"]
+
+
+def test_the_next_command_at_a_terminal_says_what_upkeep_archived(lc, clock, cli_env,
+                                                                 store_path):
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    gone = lc.save("Deploy freeze for half an hour", type="todo",
+                   expires_at=clock.now.replace(minute=30)).memory
+    clock.advance(hours=1)
+    lc.upkeep("manual")
+    cli_env["ENGRAM_DB"] = str(store_path)
+    exe = Path(sys.executable).with_name("engram")
+
+    def stderr_at_a_terminal(*args: str) -> str:
+        leader, follower = pty.openpty()
+        try:
+            proc = subprocess.run([str(exe), *args], env=cli_env, stdout=subprocess.PIPE,
+                                  stderr=follower, timeout=60, check=False)
+            assert proc.returncode == 0
+            os.close(follower)
+            follower = -1
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # the terminal closed: everything was read
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            return b"".join(chunks).decode()
+        finally:
+            os.close(leader)
+            if follower >= 0:
+                os.close(follower)
+
+    said = stderr_at_a_terminal("stats")
+    assert "automatic upkeep archived 1 unused memory" in said
+    assert "engram log --upkeep" in said
+    assert "archived" not in stderr_at_a_terminal("stats")  # said once
+    piped = subprocess.run([str(exe), "stats"], env=cli_env, capture_output=True, text=True,
+                           timeout=60, check=False)
+    assert "upkeep" not in piped.stderr  # scripts are not told
+    assert lc.resolve(gone.id).status == "archived"

@@ -50,6 +50,15 @@ def open_service(embedder: str | None = None, *, remote_ok: bool = False) -> Any
         return remote
     service = engram.open(db, embedder=embedder)
     ctx.call_on_close(service.close)
+    if sys.stderr.isatty():  # a person at a terminal: say what upkeep did meanwhile
+        from ..lifecycle.notice import news
+
+        try:
+            said = news(service)
+        except EngramError:
+            said = None  # a busy or read-only store never stops the command itself
+        if said:
+            click.echo(said, err=True)
     return service
 
 

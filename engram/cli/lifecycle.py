@@ -145,10 +145,16 @@ def forget(memory_ids: tuple[str, ...], sweep: bool, threshold: float | None,
 @click.option("--since", help="Only recalls from this date on (ISO or 'yesterday', '7d').")
 @click.option("--caller", help="Only recalls by hook, mcp, api, ….")
 @click.option("-n", "--limit", default=100, show_default=True, type=int)
+@click.option("--upkeep", "upkeep", is_flag=True,
+              help="What automatic upkeep archived and merged, with the commands that undo it.")
 @json_option
 @handle_errors
-def log(since: str | None, caller: str | None, limit: int, as_json: bool) -> None:
+def log(since: str | None, caller: str | None, limit: int, upkeep: bool,
+        as_json: bool) -> None:
     """The recall audit log: what hooks, MCP and the API handed to agents."""
+    if upkeep:
+        _upkeep_log(limit, as_json)
+        return
     entries = open_service().recalls(since=parse_when("since", since), caller=caller,
                                      limit=limit)
     if wants_json(as_json):
@@ -163,6 +169,28 @@ def log(since: str | None, caller: str | None, limit: int, as_json: bool) -> Non
                   f" “{esc(one_line(entry['query'])[:80])}” → {esc(ids or 'nothing')}",
                   markup=True,
                   highlight=False)
+
+
+def _upkeep_log(limit: int, as_json: bool) -> None:
+    from ..lifecycle.notice import sentence, what_it_did
+
+    runs = [what_it_did(r) for r in open_service().upkeep_runs(limit)]
+    if wants_json(as_json):
+        emit_json(runs)
+        return
+    out = console()
+    if not runs:
+        out.print("[dim]upkeep has not run on this store[/dim]")
+    for run in runs:
+        when = esc((run["finished_at"] or "running")[:19])
+        did = run["error"] and f"failed: {run['error']}" or sentence(run) or "changed nothing"
+        out.print(f"{when} [magenta]{esc(run['trigger'] or '')}[/magenta] {esc(did)}",
+                  markup=True, highlight=False)
+        for command in run["undo"][:20]:
+            out.print(f"  {esc(command)}", highlight=False)
+        if len(run["undo"]) > 20:
+            out.print(f"  … and {len(run['undo']) - 20} more (--json lists them all)",
+                      highlight=False)
 
 
 @click.command()

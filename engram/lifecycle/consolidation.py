@@ -1,7 +1,8 @@
 """Consolidation: related aging episodes of one project and type become one memory.
 
-Deterministic by default: the distinct sentences of the sources in time order, their
-files and tags collected, their dates and ids listed in `meta`. An LLM summariser is used
+Deterministic by default: a recap (`recap.py`) that says what recurred, how often and
+when, keeps apart what differed, and lists the other facts once, the fix, the files and
+the sources; their dates and ids are also listed in `meta`. An LLM summariser is used
 only when one is configured. The sources are archived with `consolidated_into` in their
 meta, and `unconsolidate` puts every one of them back exactly as it was.
 """
@@ -20,6 +21,7 @@ from ..errors import ConflictError, ValidationError
 from ..model import MAX_CONTENT_CHARS, MAX_TEXT_FIELD_CHARS, Memory, from_iso, to_iso
 from ..text import normalize_for_dedup
 from . import gc, policy, similarity
+from .recap import recap
 from .report import Action, Report
 from .settings import Settings
 
@@ -97,14 +99,18 @@ def clusters(memories: list[Memory], vectors: dict[str, np.ndarray], settings: S
 
 
 def merged(sources: list[Memory], new_id: str, now: datetime, summary: str | None,
-           summariser: str) -> Memory:
+           summariser: str, vectors: dict[str, np.ndarray] | None = None) -> Memory:
     sources = sorted(sources, key=lambda m: (m.when, m.id))
     tags: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     for memory in sources:
         tags = tuple(dict.fromkeys((*tags, *memory.tags)))
         files = tuple(dict.fromkeys((*files, *memory.files)))
-    content = summary or distinct([m.content for m in sources], MAX_CONTENT_CHARS - 200)
+    if summary:  # a model's summary, with the sources named as the recap names them
+        content = f"{summary[:MAX_CONTENT_CHARS - 1000].rstrip()}\nSources: " + ", ".join(
+            m.id for m in sources)
+    else:
+        content = recap(sources, limit=MAX_CONTENT_CHARS - 200, vectors=vectors)
     accessed = [m.last_accessed_at for m in sources if m.last_accessed_at]
     meta: dict[str, Any] = {
         "consolidated_from": [m.id for m in sources],
@@ -138,8 +144,10 @@ def merged(sources: list[Memory], new_id: str, now: datetime, summary: str | Non
     )
 
 
-def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | None = None
-         ) -> Report:
+def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | None = None,
+         automatic: bool = False) -> Report:
+    """The merges to make; `automatic` (upkeep) leaves alone what arrived within the grace
+    period, which an explicit `engram consolidate` does not."""
     from ..identity import new_id
 
     now = service.clock()
@@ -149,7 +157,9 @@ def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | N
                             f" {settings.summariser} to write it")
     groups: dict[tuple[str | None, str, str, str | None], list[Memory]] = defaultdict(list)
     for memory in gc.active_memories(service, project):
-        if eligible(memory, now, settings):
+        if eligible(memory, now, settings) and not (
+            automatic and policy.arrived_lately(memory, now, settings.grace_days)
+        ):
             # never merged across owners or scopes: a personal memory stays its owner's
             groups[(memory.project, memory.type, memory.scope, memory.owner)].append(memory)
     for _, members in sorted(groups.items(), key=lambda kv: (kv[0][0] or "", kv[0][1],
@@ -165,11 +175,12 @@ def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | N
 
                 summary = summarise(settings.summariser, [m.content for m in group])
                 if summary is None:
-                    report.notes.append(f"summariser {settings.summariser} failed; merged"
+                    report.notes.append(f"summariser {settings.summariser} failed or lost"
+                                        " a number; merged"
                                         " deterministically")
                 else:
                     used = settings.summariser
-            new = merged(group, new_id(), now, summary, used)
+            new = merged(group, new_id(), now, summary, used, vectors)
             report.created.append(new)
             report.actions.append(Action(
                 "consolidate", new.id,

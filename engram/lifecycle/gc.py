@@ -31,7 +31,10 @@ def active_memories(service: Engram, project: str | None = None) -> list[Memory]
             if m.status == "active" and (project is None or m.project == project)]
 
 
-def plan(service: Engram, settings: Settings, *, dry_run: bool) -> Report:
+def plan(service: Engram, settings: Settings, *, dry_run: bool, automatic: bool = False
+         ) -> Report:
+    """What to archive; `automatic` (upkeep) spares what arrived within the grace period
+    (an expiry the user set still applies)."""
     now = service.clock()
     report = Report("gc", dry_run)
     remaining: list[Memory] = []
@@ -39,6 +42,8 @@ def plan(service: Engram, settings: Settings, *, dry_run: bool) -> Report:
         why = None
         if memory.expires_at is not None and memory.expires_at <= now:
             why = f"expired {memory.expires_at:%Y-%m-%d}"
+        elif automatic and policy.arrived_lately(memory, now, settings.grace_days):
+            continue  # neither decayed nor a duplicate to archive yet
         else:
             left = policy.strength(memory, now)
             if left is not None and left < settings.decay_floor:

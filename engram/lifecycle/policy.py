@@ -63,6 +63,11 @@ def last_used(memory: Memory) -> datetime:
     return max(moments)
 
 
+def arrived_lately(memory: Memory, now: datetime, grace_days: float) -> bool:
+    """Stored less than `grace_days` ago, whatever date it speaks of."""
+    return days_between(memory.created_at, now) < grace_days
+
+
 def days_between(start: datetime, end: datetime) -> float:
     return max(0.0, (end - start).total_seconds() / 86400)
 

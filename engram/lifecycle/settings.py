@@ -31,6 +31,9 @@ class Settings:
     upkeep_mode: str = "auto"
     upkeep_every: int = 50
     upkeep_interval_hours: float = 24.0
+    # automatic upkeep never archives or merges what arrived this recently (an import of
+    # old notes is not old news to this store)
+    grace_days: float = 30.0
     # recall audit log
     audit: bool = True
     audit_retention_days: float = 90.0

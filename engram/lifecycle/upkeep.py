@@ -77,10 +77,12 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
     try:
         # An upgraded embedder first: until then every search is keyword-only.
         reembedded = service.reindex() if service.reembed_due else None
-        collected = gc.plan(service, settings, dry_run=False)
-        gc.apply(service, collected)
-        merged = consolidation.plan(service, settings, dry_run=False)
+        # Merge before sweeping: fading related episodes become one memory first, and
+        # only what stays alone and unused is archived.
+        merged = consolidation.plan(service, settings, dry_run=False, automatic=True)
         consolidation.apply(service, merged)
+        collected = gc.plan(service, settings, dry_run=False, automatic=True)
+        gc.apply(service, collected)
         pruned = audit.prune(service)
         report = {
             "trigger": trigger, "pid": os.getpid(), "thread": threading.current_thread().name,
