@@ -292,3 +292,25 @@ def test_every_listing_takes_n_and_limit_as_well_as_k(any_cli_env):
     assert len(run_json(any_cli_env, "list", "-n", "2")) == 2
     assert len(run_json(any_cli_env, "list", "--limit", "3")) == 3
     assert run_cli(any_cli_env, "log", "-n", "5").returncode == 0
+
+
+def test_piped_listings_are_tab_separated_lines_and_types_can_be_inferred(cli_env):
+    """As gh does: a human table at a terminal, one tab-separated line per memory in a pipe
+    (what scripts and the agents' slash commands read); `--type auto` reads the text."""
+    rule = run_json(cli_env, "add", "Never run migrations on Fridays", "--type", "auto",
+                    "--project", "shop")["memory"]
+    choice = run_json(cli_env, "add", "We went with Clerk instead of custom JWT because key"
+                      " rotation broke prod", "--type", "auto", "--project", "shop")["memory"]
+    assert (rule["type"], choice["type"]) == ("constraint", "decision")
+    saved = run_cli(cli_env, "add", "Should exports include archived memories?",
+                    "--type", "auto", check=True).stdout
+    assert "(open_question)" in saved
+    listed = run_cli(cli_env, "list", "--project", "shop", check=True).stdout
+    lines = listed.splitlines()
+    assert len(lines) == 3 and not any(c in listed for c in "┃│┏")  # shop + global
+    rows = {line.split("\t")[0]: line.split("\t") for line in lines}
+    assert rows[rule["id"]][1:4] == ["constraint", "shop", rule["created_at"][:10]]
+    assert rows[rule["id"]][4] == "Never run migrations on Fridays"
+    found = run_cli(cli_env, "search", "friday migrations", "-k", "1", check=True).stdout
+    [row] = [line.split("\t") for line in found.splitlines()]
+    assert row[0] == rule["id"] and float(row[1]) > 0  # id, score, type, project, date, text

@@ -348,3 +348,67 @@ def test_json_with_comments_is_left_to_its_owner_and_the_other_agents_are_set_up
     assert proc.returncode == 1 and "has comments" in proc.stderr
     assert path.read_bytes() == before
     assert "engram" in tomllib.loads((home / ".codex/config.toml").read_text())["mcp_servers"]
+
+
+COMMAND_NAMES = ("engram", "engram-search", "engram-save", "engram-forget", "engram-stats",
+                 "engram-clean", "engram-health")
+
+
+def _front_matter(text: str) -> dict[str, str]:
+    """Claude Code's command format: `---`, `key: value` lines, `---`, then the prompt."""
+    lines = text.splitlines()
+    assert lines[0] == "---", text
+    end = lines.index("---", 1)
+    fields = dict(line.split(": ", 1) for line in lines[1:end])
+    assert set(fields) <= {"description", "argument-hint", "allowed-tools"}, fields
+    return fields
+
+
+def test_setup_installs_slash_commands_that_run_the_cli_and_uninstall_removes_them(
+        env, home, tmp_path):
+    mine = home / ".claude" / "commands" / "engram-stats.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("My own stats command\n")  # a file of the user's own, same name
+    proc = run_cli(env, "setup", "--agent", "claude", "--agent", "codex")
+    assert proc.returncode == 0, proc.stderr
+    folder = home / ".claude" / "commands"
+    for name in COMMAND_NAMES:
+        text = (folder / f"{name}.md").read_text()
+        fields = _front_matter(text)
+        assert fields["description"]
+        assert fields["allowed-tools"].startswith(f"Bash({ENGRAM} ")
+        runs = [line[2:-1] for line in text.splitlines() if line.startswith("!`")]
+        assert runs and all(r.startswith(ENGRAM + " ") for r in runs)
+        codex = (home / ".codex" / "prompts" / f"{name}.md").read_text()
+        assert "Run `" in codex and "!`" not in codex  # Codex has no `!` lines
+
+    # What Claude Code runs for each command, through a real shell and the real CLI:
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+
+    def run_command(name: str, arguments: str = "") -> str:
+        text = (folder / f"{name}.md").read_text()
+        out = []
+        for line in text.splitlines():
+            if line.startswith("!`"):
+                shell = line[2:-1].replace("$ARGUMENTS", arguments)
+                proc = subprocess.run(["bash", "-c", shell], env=env, cwd=project,
+                                      capture_output=True, text=True, timeout=120)
+                assert proc.returncode == 0, (name, proc.stderr)
+                assert "Traceback" not in proc.stderr
+                out.append(proc.stdout)
+        return "".join(out)
+
+    saved = run_command("engram-save", "Never run migrations on Fridays")
+    assert "constraint" in saved  # the type was inferred
+    assert "migrations on Fridays" in run_command("engram-search", "friday migrations")
+    assert "migrations on Fridays" in run_command("engram", "plan the release")
+    assert run_command("engram-stats").strip()
+    assert run_command("engram-clean").strip()
+    assert run_command("engram-forget", "friday migrations").strip()
+
+    proc = run_cli(env, "setup", "--agent", "claude", "--agent", "codex", "--uninstall")
+    assert proc.returncode == 0, proc.stderr
+    assert mine.read_text() == "My own stats command\n"  # put back byte for byte
+    assert sorted(p.name for p in folder.iterdir()) == ["engram-stats.md"]
+    assert not list((home / ".codex" / "prompts").iterdir())

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "confirm": "engram.cli.memory:confirm",
     "reject": "engram.cli.memory:reject",
     "stats": "engram.cli.memory:stats",
+    "context": "engram.cli.context_cmd:context",
     "import": "engram.cli.exchange:import_",
     "export": "engram.cli.exchange:export",
     "reindex": "engram.cli.exchange:reindex",

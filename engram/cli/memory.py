@@ -20,6 +20,7 @@ from .common import (
 from .render import memory_card, memory_table
 
 TYPE_HELP = "Memory type (decision, constraint, preference, project_fact, …)."
+ADD_TYPE_HELP = TYPE_HELP.rstrip(".") + "; 'auto' infers it from the text."
 
 
 def _content(text: str) -> str:
@@ -28,7 +29,7 @@ def _content(text: str) -> str:
 
 @click.command()
 @click.argument("text")
-@click.option("--type", "type_", help=TYPE_HELP)
+@click.option("--type", "type_", help=ADD_TYPE_HELP)
 @click.option("--project", help="Project name; omit for a global memory.")
 @click.option("--tags", help="Comma-separated tags.")
 @click.option("--files", help="Comma-separated file paths the memory is about.")
@@ -102,7 +103,7 @@ def add(
         out.print(f"already remembered as [cyan]{result.memory.id}[/cyan] (tags/files merged)")
     else:
         out.print(
-            f"saved [cyan]{result.memory.id}[/cyan]"
+            f"saved [cyan]{result.memory.id}[/cyan] ({result.memory.type})"
             + (f", superseding {result.memory.supersedes}" if result.memory.supersedes else "")
         )
     if result.redacted:

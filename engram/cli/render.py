@@ -8,7 +8,10 @@ written instead of raising MarkupError, and `[red]` is not swallowed.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
+
+import click
 
 from ..exchange import one_line
 from ..model import Memory
@@ -46,6 +49,15 @@ def memory_table(
     out = console()
     if not memories:
         out.print("[dim]no memories[/dim]")
+        return
+    if not sys.stdout.isatty():
+        # piped (a script, an agent's shell): one tab-separated line per memory, as gh
+        # does — id, [score,] type, project, date, content — nothing wrapped or boxed
+        for i, memory in enumerate(memories):
+            cells = [memory.id, *([f"{scores[i]:.3f}"] if scores is not None else []),
+                     memory.type, memory.project or "", f"{memory.when:%Y-%m-%d}",
+                     one_line(memory.content)]
+            click.echo("\t".join(c.replace("\t", " ") for c in cells))
         return
     table = Table(title=title or None, show_lines=False, expand=False)
     table.add_column("id", style="cyan", no_wrap=True)

@@ -33,6 +33,7 @@ from ..model import (
 )
 from ..redaction import redact, redact_tree
 from ..text import index_terms
+from .inference import AUTO, infer_type
 from .users import SCOPES, current_viewer, default_scope
 
 MEMORY_FIELDS = frozenset(f.name for f in dataclass_fields(Memory))
@@ -86,10 +87,12 @@ def prepare(data: dict[str, Any], *, now: datetime) -> tuple[Memory, tuple[str, 
         for name in ("supersedes", "superseded_by")
     }
     access = validate_count("access_count", data.get("access_count", 0))
+    memory_type = validate_type(
+        infer_type(content.text) if data.get("type") == AUTO else data.get("type"))
     memory = Memory(
         id=memory_id or new_id(),
         content=content.text,
-        type=validate_type(data.get("type")),
+        type=memory_type,
         project=names["project"],
         tags=names["tags"],
         files=names["files"],
@@ -114,7 +117,7 @@ def prepare(data: dict[str, Any], *, now: datetime) -> tuple[Memory, tuple[str, 
         last_accessed_at=validate_datetime("last_accessed_at", data.get("last_accessed_at")),
         meta=meta,
         owner=_owner(data.get("owner")),
-        scope=_scope(data.get("scope"), data.get("type")),
+        scope=_scope(data.get("scope"), memory_type),
     )
     return memory, tuple(dict.fromkeys(kinds))
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import commands
 from .files import (
     FileChange,
     SetupError,
@@ -244,6 +245,9 @@ def plan_claude(ctx: Context, run: Any) -> Plan:
             claude_mcp_path(ctx), "Claude Code MCP server",
             lambda data: _set_server(data, "mcpServers", server, ctx.uninstall)))
     plan.changes.append(markdown_change(claude_md_path(ctx), ctx))
+    base = ctx.home if ctx.scope == "user" else ctx.project_dir
+    plan.changes += commands.changes(base / ".claude" / "commands", ctx.command,
+                                     uninstall=ctx.uninstall)
     return plan
 
 
@@ -315,6 +319,9 @@ def plan_codex(ctx: Context, run: Any) -> Plan:
     plan = Plan("codex")
     plan.changes.append(toml_change(codex_config_path(ctx), ctx))
     plan.changes.append(markdown_change(agents_md_path(ctx), ctx))
+    if ctx.scope == "user":  # Codex reads custom prompts from the user's folder only
+        plan.changes += commands.changes(ctx.home / ".codex" / "prompts", ctx.command,
+                                         uninstall=ctx.uninstall, codex=True)
     return plan
 
 
