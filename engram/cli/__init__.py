@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "reject": "engram.cli.memory:reject",
     "stats": "engram.cli.memory:stats",
     "context": "engram.cli.context_cmd:context",
+    "memory-files": "engram.cli.memory_files:memory_files",
     "import": "engram.cli.exchange:import_",
     "export": "engram.cli.exchange:export",
     "reindex": "engram.cli.exchange:reindex",

@@ -71,24 +71,16 @@ _FRONTMATTER_TYPES = {
     "user": "preference", "feedback": "preference", "project": "project_fact",
     "reference": "resource",
 }
-_TYPE_HINTS = [
-    ("todo", re.compile(r"^\s*(todo|fixme)\b|\bTODO\b", re.IGNORECASE)),
-    ("constraint", re.compile(r"\b(never|always|must( not)?|do not|don't|forbidden|required)\b",
-                              re.IGNORECASE)),
-    ("preference", re.compile(r"\b(prefers?|preferred|likes?|wants?|rather than)\b",
-                              re.IGNORECASE)),
-    ("decision", re.compile(r"\b(decided|decision|chose|chosen|going with|we use|switched to)\b",
-                            re.IGNORECASE)),
-]
 
 
 def guess_type(text: str, declared: str | None = None) -> str:
+    """The note's front-matter type when Claude declared one, else the service's reading
+    of its words (the same rule as `type: auto`)."""
     if declared in _FRONTMATTER_TYPES:
         return _FRONTMATTER_TYPES[declared]
-    for memory_type, pattern in _TYPE_HINTS:
-        if pattern.search(text):
-            return memory_type
-    return "project_fact"
+    from ..service.inference import infer_type
+
+    return infer_type(text)
 
 
 def _clip(item: str) -> str:

@@ -89,6 +89,11 @@ def run(service: Engram, trigger: str = "manual") -> dict[str, Any]:
             "gc": collected.summary(), "consolidate": merged.summary(),
             "recalls_pruned": pruned,
         }
+        from ..memory_files import after_upkeep
+
+        synced = after_upkeep(service)  # opt-in: Claude's MEMORY.md blocks refreshed
+        if synced is not None:
+            report["memory_files"] = synced
         if reembedded is not None:
             report["reembedded"] = reembedded
     except Exception as exc:

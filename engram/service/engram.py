@@ -133,6 +133,15 @@ class Engram:
 
     # --- reading ----------------------------------------------------------------------
 
+    def stored_as(self, text: str, project: str | None) -> Memory | None:
+        """The active memory that already says `text` (as saving would dedupe it), if any."""
+        from ..redaction import redact
+        from ..text import normalize_for_dedup
+
+        found = self.store.find_by_norm(normalize_for_dedup(redact(text).text),
+                                        validate_project(project))
+        return found if found is not None and found.status == "active" else None
+
     def resolve(self, memory_id: str) -> Memory:
         """Find a memory by id or by an unambiguous id prefix (git-style).
 
