@@ -168,7 +168,7 @@ def test_import_and_export(any_cli_env, tmp_path):
         )
     )
     proc = run_cli(any_cli_env, "import", str(source), "--json")
-    assert proc.returncode == 0
+    assert proc.returncode == 1  # line 2 was refused; the rest imported
     result = json.loads(proc.stdout)
     assert (result["imported"], result["duplicates"]) == (2, 1)
     assert result["ids"][0] == result["ids"][2] and result["ids"][1] is None
@@ -271,7 +271,8 @@ def test_an_export_file_is_private_to_its_owner(any_cli_env, tmp_path):
     assert "green CI run" in target.read_text()
 
 
-def test_an_import_with_no_usable_record_exits_1(any_cli_env, tmp_path):
+def test_an_import_with_a_refused_record_exits_1_and_keeps_the_good_ones(any_cli_env,
+                                                                        tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"content": ""}\n\xff\xfe not json\n')
     proc = run_cli(any_cli_env, "import", str(bad))
@@ -279,7 +280,22 @@ def test_an_import_with_no_usable_record_exits_1(any_cli_env, tmp_path):
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_bytes(b'{"content": "Deploys need a green CI run"}\n\xff\n')
     proc = run_cli(any_cli_env, "import", str(mixed))
-    assert proc.returncode == 0 and "line 2:" in proc.stderr
+    assert proc.returncode == 1 and "line 2:" in proc.stderr  # a script can tell
+    assert "imported 1" in proc.stdout  # and the good record is in
+
+
+def test_the_stores_own_export_imports_again_as_nothing_new(any_cli_env, tmp_path):
+    first = run_json(any_cli_env, "add", "Auth is custom JWT", "--project", "shop")["id"]
+    run_cli(any_cli_env, "update", first, "--content", "Auth is Clerk", check=True)
+    exported = run_cli(any_cli_env, "export", "--format", "jsonl", check=True).stdout
+    again = run_json(any_cli_env, "import", "-", input=exported)
+    assert (again["imported"], again["duplicates"], again["errors"]) == (0, 2, [])
+    assert run_json(any_cli_env, "stats")["total"] == 2  # superseded version included
+    for fmt in ("markdown", "claude-md"):
+        text = run_cli(any_cli_env, "export", "--format", fmt, check=True).stdout
+        refused = run_cli(any_cli_env, "import", "-", input=text)
+        assert refused.returncode == 1 and refused.stderr.count("\n") == 1
+        assert "Markdown export" in refused.stderr
 
 
 def test_every_listing_takes_n_and_limit_as_well_as_k(any_cli_env):

@@ -72,6 +72,15 @@ def ok(proc: subprocess.CompletedProcess[bytes]) -> str:
     return proc.stdout.decode("utf-8")
 
 
+def partly(proc: subprocess.CompletedProcess[bytes]) -> str:
+    """An import that kept its good records and refused others: exit 1, the report on
+    stdout, one line per refused record on stderr, no traceback."""
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 1, stderr
+    assert "Traceback" not in stderr
+    return proc.stdout.decode("utf-8")
+
+
 def refused(proc: subprocess.CompletedProcess[bytes], *words: str, code: int = 1) -> str:
     """Failed the way the CLI promises: the exit code, one line on stderr, no traceback."""
     stderr = proc.stderr.decode("utf-8", "replace")
@@ -450,7 +459,7 @@ def test_import_keeps_good_lines_whatever_the_bad_ones_hold(env, db, tmp_path):
     source = tmp_path / "mixed.jsonl"
     source.write_bytes(BAD_LINES)
     proc = cli(env, db, "--json", "import", str(source))
-    result = strict_json(ok(proc))
+    result = strict_json(partly(proc))
     assert result["imported"] == 2
     assert [e["line"] for e in result["errors"]] == [2, 3, 4, 5, 6, 7, 8, 9]
     stderr = proc.stderr.decode()
@@ -461,7 +470,7 @@ def test_import_keeps_good_lines_whatever_the_bad_ones_hold(env, db, tmp_path):
         assert expected in stderr, stderr
     contents = sorted(m["content"] for m in strict_json(ok(cli(env, db, "--json", "list"))))
     assert contents == ["Good one: deploys need CI", "Good two: staging is eu-west-2"]
-    again = strict_json(ok(cli(env, db, "--json", "import", "-", stdin=BAD_LINES)))
+    again = strict_json(partly(cli(env, db, "--json", "import", "-", stdin=BAD_LINES)))
     assert again["duplicates"] == 2 and len(again["errors"]) == 8
     assert_intact(db)
 
@@ -482,7 +491,7 @@ def test_import_of_a_json_array_keeps_good_records(env, db, tmp_path):
     source = tmp_path / "records.json"
     source.write_bytes(text.encode("latin-1"))
     proc = cli(env, db, "--json", "import", str(source))
-    result = strict_json(ok(proc))
+    result = strict_json(partly(proc))
     assert result["imported"] == 2
     assert [e["line"] for e in result["errors"]] == [3, 4, 5, 6]
     assert "nested too deeply" in result["errors"][0]["error"]
@@ -490,7 +499,7 @@ def test_import_of_a_json_array_keeps_good_records(env, db, tmp_path):
     # an unclosed nesting stops the file at its line, with what came before kept
     cut = tmp_path / "cut.json"
     cut.write_text('[{"content": "Before the cut"},\n' + "[" * 50_000)
-    result = strict_json(ok(cli(env, db, "--json", "import", str(cut))))
+    result = strict_json(partly(cli(env, db, "--json", "import", str(cut))))
     assert result["imported"] == 1 and result["errors"][0]["line"] == 2
     assert_intact(db)
 

@@ -21,7 +21,8 @@ def import_(file: str, as_json: bool) -> None:
     """Import memories from JSONL or a JSON array ('-' reads standard input).
 
     Bad lines are reported with their line number; good lines still import, whatever
-    a bad one holds (bytes that are not UTF-8 included). Exit 1 when no record was usable.
+    a bad one holds (bytes that are not UTF-8 included). Exit 1 when any record was
+    refused. Records whose id the store holds (its own export, imported again) add nothing.
     """
     if file == "-":
         data = sys.stdin.buffer.read()
@@ -30,6 +31,9 @@ def import_(file: str, as_json: bool) -> None:
             data = Path(file).read_bytes()
         except OSError as exc:
             raise ValidationError("file", f"cannot read {file}: {exc.strerror or exc}") from None
+    if _is_markdown(data):
+        raise ValidationError("file", f"{file} is a Markdown export, written for reading;"
+                              " import takes the json or jsonl export")
     result = open_service(remote_ok=True).import_records(parse(data))
     for error in result.errors:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
@@ -38,8 +42,14 @@ def import_(file: str, as_json: bool) -> None:
     else:
         console().print(f"imported {result.imported}, duplicates {result.duplicates},"
                         f" errors {len(result.errors)}")
-    if result.errors and not (result.imported or result.duplicates):
-        raise SystemExit(1)  # nothing usable in the file: a script must be able to tell
+    if result.errors:
+        raise SystemExit(1)  # a refused record: a script must be able to tell
+
+
+def _is_markdown(data: bytes) -> bool:
+    """`export --format markdown|claude-md` output: a heading or a comment first."""
+    head = data.removeprefix(b"\xef\xbb\xbf").lstrip()[:64]
+    return head.startswith((b"# ", b"<!--"))
 
 
 @click.command()

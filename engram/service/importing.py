@@ -81,11 +81,17 @@ def _import_batch(
     service: Engram, prepared: list[tuple[Memory, tuple[str, ...]]]
 ) -> list[SaveResult]:
     """Imported version links are kept as written, not re-validated as a new save."""
-    vectors = service.embed_texts([embedding_text(m) for m, _ in prepared])
+    # A record whose id the store already holds is that memory (an export imported
+    # again, superseded versions included): nothing new, whatever its text says now.
+    present = service.store.get_many([m.id for m, _ in prepared])
+    vectors = service.embed_texts([embedding_text(m) for m, _ in prepared
+                                   if m.id not in present]) if len(present) < len(
+        prepared) else None
     results = []
     with service.store.transaction():
-        neighbours = Neighbours(service.store, [m for m, _ in prepared], vectors)
-        for i, (memory, kinds) in enumerate(prepared):
+        fresh = [(m, k) for m, k in prepared if m.id not in present]
+        neighbours = Neighbours(service.store, [m for m, _ in fresh], vectors)
+        for i, (memory, kinds) in enumerate(fresh):
             vector = None if vectors is None else vectors[i]
             links = (memory.supersedes, memory.superseded_by)
             plain = memory.evolve(supersedes=None)
@@ -97,4 +103,6 @@ def _import_batch(
                 saved = SaveResult(fixed, False, saved.conflicts, saved.redacted)
             results.append(saved)
     service.lifecycle.after_save(results)
-    return results
+    saved_in_order = iter(results)  # one result per fresh record, in input order
+    return [SaveResult(present[m.id], duplicate=True) if m.id in present
+            else next(saved_in_order) for m, _ in prepared]
