@@ -89,10 +89,12 @@ def shown(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else f"{text[:limit]}…<{len(value)} long>"
 
 
-def cli_problems(proc: subprocess.CompletedProcess[bytes], *, json_out: bool = False
-                 ) -> list[str]:
+def cli_problems(proc: subprocess.CompletedProcess[bytes], *, json_out: bool = False,
+                 per_record: bool = False) -> list[str]:
     """What breaks the CLI's contract: a traceback or an unexpected exception, an exit code
-    outside {0, 1, 2}, an error that is not one line, JSON that does not parse."""
+    outside {0, 1, 2}, an error that is not one line, JSON that does not parse.
+    `per_record`: an import, whose exit 1 reports each refused record on a line of its own
+    ("line N: …", checked by the caller) with its report on stdout."""
     stderr = proc.stderr.decode("utf-8", "replace")
     problems = []
     if "Traceback" in stderr:
@@ -100,7 +102,13 @@ def cli_problems(proc: subprocess.CompletedProcess[bytes], *, json_out: bool = F
     if LAST_RESORT in stderr:
         problems.append("an exception no command expected (the last-resort handler)")
     lines = proc.stderr.rstrip(b"\n").split(b"\n") if proc.stderr.strip() else []
-    if proc.returncode == 1:
+    if proc.returncode == 1 and per_record and all(line.startswith(b"line ") for line in lines):
+        if json_out and proc.stdout.strip():
+            try:
+                strict_json(proc.stdout.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                problems.append(f"--json printed something that is not JSON ({exc})")
+    elif proc.returncode == 1:
         if len(lines) != 1 or not lines[0].startswith(b"error: "):
             problems.append(f"exit 1 without one 'error: ' line on stderr ({len(lines)} lines)")
     elif proc.returncode == 2:  # click's usage block: Usage, Try, blank, then one Error line

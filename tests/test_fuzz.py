@@ -307,7 +307,7 @@ def test_import_files(tmp_path: Path) -> None:
         proc = run_engram(env, ["--db", str(db), "--json", "import",
                                 "-" if via_stdin else str(path)],
                           stdin=body if via_stdin else b"")
-        problems = cli_problems(proc, json_out=True)
+        problems = cli_problems(proc, json_out=True, per_record=True)
         stored = len(snapshot(db))
         if proc.returncode != (1 if bad else 0):  # 1: a record was refused (the rest kept)
             problems.append(f"exit {proc.returncode} for a readable file with {len(bad)} bad"
