@@ -148,8 +148,9 @@ def test_update_versions_history_and_lifecycle_actions(api: httpx.Client) -> Non
     assert confirmed > before
     assert api.post(f"/v1/memories/{new['id']}/reject").json()["confidence"] < confirmed
 
-    archived = api.delete(f"/v1/memories/{new['id']}").json()
-    assert archived["deleted"] is False and archived["memory"]["status"] == "archived"
+    deleted = api.delete(f"/v1/memories/{new['id']}").json()  # as `engram delete`: restorable
+    assert deleted["deleted"] is True and deleted["hard"] is False
+    assert deleted["memory"]["status"] == "deleted"
     hits = api.get("/v1/search", params={"q": "React admin app"}).json()["results"]
     assert new["id"] not in [r["memory"]["id"] for r in hits]
     assert api.post(f"/v1/memories/{new['id']}/restore").json()["status"] == "active"

@@ -147,10 +147,10 @@ def update_memory(
 
 @router.delete("/memories/{memory_id}", tags=["memories"], responses=CHANGE)
 def delete_memory(memory_id: Id, engram: Service, hard: bool = False) -> dict[str, Any]:
-    """Archive a memory (restorable); `hard=true` deletes it for good."""
-    if hard:
-        return {"deleted": True, "memory": engram.delete(memory_id, hard=True).to_dict()}
-    return {"deleted": False, "memory": engram.archive(memory_id).to_dict()}
+    """Delete a memory: marked deleted (restorable with /restore), as `engram delete` does;
+    `hard=true` removes it for good. (To set one aside instead, POST /archive.)"""
+    memory = engram.delete(memory_id, hard=hard)
+    return {"deleted": True, "hard": hard, "memory": memory.to_dict()}
 
 
 def _action(name: str, doc: str) -> None:

@@ -100,7 +100,11 @@ def add(
         out.print(f"queued [cyan]{result.memory.id}[/cyan]: the server cannot be reached; "
                   "`engram sync` (or the next command that reaches it) sends it")
     elif result.duplicate:
-        out.print(f"already remembered as [cyan]{result.memory.id}[/cyan] (tags/files merged)")
+        said = one_line(result.memory.content)
+        out.print(f"already remembered as [cyan]{result.memory.id}[/cyan]: "
+                  f"“{esc(said[:117] + '…' if len(said) > 120 else said)}”")
+        click.echo("tags and files merged into it; its wording stays (`engram update "
+                   f"{result.memory.id} --content …` replaces it)")
     else:
         out.print(
             f"saved [cyan]{result.memory.id}[/cyan] ({result.memory.type})"
