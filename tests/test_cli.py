@@ -330,3 +330,28 @@ def test_piped_listings_are_tab_separated_lines_and_types_can_be_inferred(cli_en
     found = run_cli(cli_env, "search", "friday migrations", "-k", "1", check=True).stdout
     [row] = [line.split("\t") for line in found.splitlines()]
     assert row[0] == rule["id"] and float(row[1]) > 0  # id, score, type, project, date, text
+
+
+def test_config_get_set_unset_list_keeps_the_users_file(cli_env):
+    home = Path(cli_env["ENGRAM_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('# my settings\nembedder = "bundled"  # the default\n')
+    assert run_cli(cli_env, "config", "set", "lifecycle.grace_days", "14").returncode == 0
+    assert run_cli(cli_env, "config", "set", "hooks.ask_agent_to_save", "yes").returncode == 0
+    assert run_cli(cli_env, "config", "get", "lifecycle.grace_days").stdout.strip() == "14.0"
+    text = (home / "config.toml").read_text()
+    assert text.startswith('# my settings\nembedder = "bundled"  # the default\n')
+    assert (home / "config.toml").stat().st_mode & 0o777 == 0o600
+    assert run_json(cli_env, "config", "list") == {
+        "embedder": "bundled", "hooks.ask_agent_to_save": True, "lifecycle.grace_days": 14.0}
+    every = run_json(cli_env, "config", "list", "--all")
+    assert "lifecycle.consolidate_similarity" in every and "server.url" in every
+    for args, word in ((("set", "lifecycle.grace_days", "soon"), "is a number"),
+                       (("set", "lifecycle.grace_day", "3"), "not a setting"),
+                       (("set", "hooks.worker", "maybe"), "true or false")):
+        refused = run_cli(cli_env, "config", *args)
+        assert refused.returncode == 1 and word in refused.stderr
+        assert refused.stderr.count("\n") == 1
+    assert run_cli(cli_env, "config", "unset", "lifecycle.grace_days").returncode == 0
+    assert run_cli(cli_env, "config", "get", "lifecycle.grace_days").returncode == 1
+    assert "# the default" in (home / "config.toml").read_text()  # comments survive

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "stats": "engram.cli.memory:stats",
     "context": "engram.cli.context_cmd:context",
     "memory-files": "engram.cli.memory_files:memory_files",
+    "config": "engram.cli.config_cmd:config",
     "import": "engram.cli.exchange:import_",
     "export": "engram.cli.exchange:export",
     "reindex": "engram.cli.exchange:reindex",
