@@ -355,3 +355,17 @@ def test_config_get_set_unset_list_keeps_the_users_file(cli_env):
     assert run_cli(cli_env, "config", "unset", "lifecycle.grace_days").returncode == 0
     assert run_cli(cli_env, "config", "get", "lifecycle.grace_days").returncode == 1
     assert "# the default" in (home / "config.toml").read_text()  # comments survive
+
+
+def test_shell_completion_offers_commands_and_memory_types(cli_env):
+    def complete(words: str) -> list[str]:
+        env = {**cli_env, "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - (
+            0 if words.endswith(" ") else 1)), "_ENGRAM_COMPLETE": "bash_complete"}
+        out = run_cli(env).stdout
+        return [line.split(",", 1)[1] for line in out.splitlines() if "," in line]
+
+    assert {"search", "serve", "setup"} <= set(complete("engram se"))
+    assert complete("engram add x --type de") == ["decision"]
+    assert "auto" in complete("engram add x --type a")
+    assert "auto" not in complete("engram search x --type a")
+    assert "bug_note" in complete("engram list --type ")

@@ -23,13 +23,22 @@ TYPE_HELP = "Memory type (decision, constraint, preference, project_fact, …)."
 ADD_TYPE_HELP = TYPE_HELP.rstrip(".") + "; 'auto' infers it from the text."
 
 
+def complete_type(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of --type: the memory types (and `auto` where a save infers it).
+    Completion only: a wrong type is still refused by the service, with one line."""
+    from ..model import TYPES
+
+    offered = [*TYPES, "auto"] if param.name == "type_" and ctx.info_name == "add" else TYPES
+    return [t for t in offered if t.startswith(incomplete)]
+
+
 def _content(text: str) -> str:
     return read_stdin("content") if text == "-" else text
 
 
 @click.command()
 @click.argument("text")
-@click.option("--type", "type_", help=ADD_TYPE_HELP)
+@click.option("--type", "type_", help=ADD_TYPE_HELP, shell_complete=complete_type)
 @click.option("--project", help="Project name; omit for a global memory.")
 @click.option("--tags", help="Comma-separated tags.")
 @click.option("--files", help="Comma-separated file paths the memory is about.")
@@ -126,7 +135,8 @@ def add(
 @click.option("-k", "-n", "--limit", "k", default=10, show_default=True, type=int,
               help="How many results.")
 @click.option("--project", help="Only this project (and global memories).")
-@click.option("--type", "types", multiple=True, help="Only these types (repeatable).")
+@click.option("--type", "types", multiple=True, help="Only these types (repeatable).",
+              shell_complete=complete_type)
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
 @click.option("--files", help="Comma-separated files the agent is touching (boosts matches).")
 @click.option("--since", help="Only memories from this date on (ISO or 'last week').")
@@ -211,7 +221,7 @@ def history(memory_id: str, as_json: bool) -> None:
 
 @click.command("list")
 @click.option("--project")
-@click.option("--type", "types", multiple=True)
+@click.option("--type", "types", multiple=True, shell_complete=complete_type)
 @click.option(
     "--status",
     "statuses",
@@ -270,7 +280,7 @@ def list_(
 @click.command()
 @click.argument("memory_id")
 @click.option("--content", help="New text: creates a new version unless --in-place.")
-@click.option("--type", "type_", help=TYPE_HELP)
+@click.option("--type", "type_", help=TYPE_HELP, shell_complete=complete_type)
 @click.option("--project", help="Move to this project ('' for global).")
 @click.option("--tags", help="Replace tags (comma-separated).")
 @click.option("--files", help="Replace files (comma-separated).")
