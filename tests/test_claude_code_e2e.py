@@ -90,10 +90,11 @@ def _events(blocks: list[dict[str, Any]], stop: str) -> bytes:
 
 
 @pytest.fixture
-def fake_api(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def fake_api(tmp_path: Path) -> Iterator[tuple[str, Path, list[dict[str, Any]]]]:
     project = tmp_path / "shop"
     project.mkdir()
     script = steps(project)
+    received: list[dict[str, Any]] = []  # every request body the fake model was sent
 
     class Messages(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -102,6 +103,7 @@ def fake_api(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0)))
                               or b"{}")
+            received.append(body)
             results = sum(1 for message in body.get("messages", [])
                           if isinstance(message.get("content"), list)
                           for block in message["content"]
@@ -129,14 +131,14 @@ def fake_api(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", project
+        yield f"http://127.0.0.1:{server.server_address[1]}", project, received
     finally:
         server.shutdown()
         server.server_close()
 
 
 def test_a_real_claude_code_session_becomes_typed_memories(claude, fake_api, tmp_path):
-    url, project = fake_api
+    url, project, _ = fake_api
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "check.py").write_text(
         'import os, sys\nsys.exit(0 if os.path.exists("refund.py") else "KeyError: charge")\n')
@@ -177,3 +179,35 @@ def test_a_real_claude_code_session_becomes_typed_memories(claude, fake_api, tmp
     assert len(by_type["task_summary"]) == 1
     assert all(m.project == "shop" and m.provenance == "hook" for m in stored)
     assert len({m.content for m in stored}) == len(stored)  # nothing twice
+
+
+def test_claude_code_runs_the_installed_slash_commands(claude, fake_api, tmp_path):
+    """`/engram-search …` typed into the real Claude Code: it finds the command file setup
+    installed, runs its `!` line (allowed by the file's own allowed-tools) and hands the
+    model Engram's answer."""
+    url, project, received = fake_api
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    home, engram_home = tmp_path / "home", tmp_path / "engram"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "ANTHROPIC_",
+                                                                       "CLAUDE"))}
+    env.update(HOME=str(home), ENGRAM_HOME=str(engram_home), ENGRAM_HOOK_WORKER="off",
+               ENGRAM_EMBEDDER="fake", PATH=f"{Path(claude).parent}:{env.get('PATH', '')}",
+               ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-fake-for-tests",
+               DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    setup = subprocess.run([ENGRAM, "setup", "--agent", "claude"], env=env, cwd=project,
+                           capture_output=True, text=True, timeout=120)
+    assert setup.returncode == 0, setup.stderr
+    saved = subprocess.run([ENGRAM, "add", "Never run migrations on Fridays", "--type", "auto",
+                            "--project", "shop", "--json"], env=env, cwd=project,
+                           capture_output=True, text=True, timeout=60)
+    assert saved.returncode == 0, saved.stderr
+    memory = json.loads(saved.stdout)["memory"]
+    assert memory["type"] == "constraint"
+    run = subprocess.run([claude, "-p", "/engram-search friday migrations"], env=env,
+                         cwd=project, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    sent = json.dumps([body.get("messages") for body in received if body.get("tools")])
+    # the `!` line ran `engram search` (piped: one tab-separated line per memory, which no
+    # other part of the session prints) and its output reached the model
+    assert f"{memory['id']}\\t" in sent and "\\tconstraint\\tshop\\t" in sent
+    assert "Show these results to the user" in sent  # the command's own instructions
