@@ -137,12 +137,10 @@ def fake_api(tmp_path: Path) -> Iterator[tuple[str, Path, list[dict[str, Any]]]]
         server.server_close()
 
 
-def test_a_real_claude_code_session_becomes_typed_memories(claude, fake_api, tmp_path):
-    url, project, _ = fake_api
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    (project / "check.py").write_text(
-        'import os, sys\nsys.exit(0 if os.path.exists("refund.py") else "KeyError: charge")\n')
-    home, engram_home = tmp_path / "home", tmp_path / "engram"
+def set_up(claude: str, url: str, project: Path, home: Path, engram_home: Path
+           ) -> dict[str, str]:
+    """A throwaway HOME with `engram setup --agent claude` done; Claude Code talks to the
+    fake model. Returns the environment to run both in."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "ANTHROPIC_",
                                                                        "CLAUDE"))}
     env.update(HOME=str(home), ENGRAM_HOME=str(engram_home), ENGRAM_HOOK_WORKER="off",
@@ -152,6 +150,16 @@ def test_a_real_claude_code_session_becomes_typed_memories(claude, fake_api, tmp
     setup = subprocess.run([ENGRAM, "setup", "--agent", "claude"], env=env, cwd=project,
                            capture_output=True, text=True, timeout=120)
     assert setup.returncode == 0, setup.stderr
+    return env
+
+
+def test_a_real_claude_code_session_becomes_typed_memories(claude, fake_api, tmp_path):
+    url, project, _ = fake_api
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "check.py").write_text(
+        'import os, sys\nsys.exit(0 if os.path.exists("refund.py") else "KeyError: charge")\n')
+    home, engram_home = tmp_path / "home", tmp_path / "engram"
+    env = set_up(claude, url, project, home, engram_home)
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert {"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"} <= set(settings["hooks"])
 
@@ -188,15 +196,7 @@ def test_claude_code_runs_the_installed_slash_commands(claude, fake_api, tmp_pat
     url, project, received = fake_api
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     home, engram_home = tmp_path / "home", tmp_path / "engram"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "ANTHROPIC_",
-                                                                       "CLAUDE"))}
-    env.update(HOME=str(home), ENGRAM_HOME=str(engram_home), ENGRAM_HOOK_WORKER="off",
-               ENGRAM_EMBEDDER="fake", PATH=f"{Path(claude).parent}:{env.get('PATH', '')}",
-               ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-fake-for-tests",
-               DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
-    setup = subprocess.run([ENGRAM, "setup", "--agent", "claude"], env=env, cwd=project,
-                           capture_output=True, text=True, timeout=120)
-    assert setup.returncode == 0, setup.stderr
+    env = set_up(claude, url, project, home, engram_home)
     saved = subprocess.run([ENGRAM, "add", "Never run migrations on Fridays", "--type", "auto",
                             "--project", "shop", "--json"], env=env, cwd=project,
                            capture_output=True, text=True, timeout=60)

@@ -136,28 +136,46 @@ def start(source: BinaryIO, home: Path | None = None) -> Early:
 def private_stdin() -> Iterator[BinaryIO]:
     """The client's messages on a private descriptor; fd 0 reads /dev/null meanwhile, so a
     child process cannot consume them (what the SDK does when it owns stdin)."""
+    with _private(0, "rb", sys.stdin.buffer) as wire:
+        yield wire
+
+
+@contextmanager
+def private_stdout() -> Iterator[BinaryIO]:
+    """The replies on a private descriptor; fd 1 points at stderr meanwhile, so stray
+    output of a handler or a child never corrupts them (what the SDK does with stdout)."""
+    sys.stdout.flush()
+    with _private(1, "wb", sys.stdout.buffer) as wire:
+        yield wire
+
+
+@contextmanager
+def _private(fd: int, mode: str, fallback: BinaryIO) -> Iterator[BinaryIO]:
+    """A private duplicate of `fd` for the wire, `fd` itself pointed elsewhere (stdin at
+    /dev/null, stdout at stderr) until the block ends."""
     if sys.platform == "win32":  # pragma: no cover - no fd juggling there
-        yield sys.stdin.buffer
+        yield fallback
         return
     import fcntl
 
     try:
-        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
     except OSError:
-        yield sys.stdin.buffer
+        yield fallback
         return
     diverted = False
-    try:
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
+    with suppress(OSError):
+        if fd == 0:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
+        else:
+            os.dup2(2, fd)
         diverted = True
-    except OSError:
-        pass
     try:
         # closefd=False: a worker thread may still block on it after the transport exits
-        yield os.fdopen(private, "rb", closefd=False)
+        yield os.fdopen(private, mode, closefd=False)
     finally:
         if diverted:
             with suppress(OSError):
-                os.dup2(private, 0)
+                os.dup2(private, fd)

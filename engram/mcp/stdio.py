@@ -9,10 +9,8 @@ write stream, so every request the client sends gets a reply.
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from collections.abc import AsyncIterator
+from contextlib import ExitStack, suppress
 from typing import Any, BinaryIO
 
 import anyio
@@ -20,7 +18,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCError
 
-from .early import Early, private_stdin
+from .early import Early, private_stdin, private_stdout
 from .wire import MAX_MESSAGE_BYTES, screen, too_large
 
 _DRAIN_CHUNK = 65_536
@@ -107,39 +105,12 @@ class Replies:
         await anyio.to_thread.run_sync(self._out.flush)
 
 
-@contextmanager
-def _private_stdout() -> Iterator[BinaryIO]:
-    """The wire on a private descriptor; fd 1 points at stderr meanwhile, so stray output
-    of a handler or a child never corrupts it (what the SDK does when it owns stdout)."""
-    sys.stdout.flush()
-    if sys.platform == "win32":  # pragma: no cover - no fd juggling there
-        yield sys.stdout.buffer
-        return
-    import fcntl
-
-    try:
-        private = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    except OSError:
-        yield sys.stdout.buffer
-        return
-    diverted = False
-    with suppress(OSError):
-        os.dup2(2, 1)
-        diverted = True
-    try:
-        yield os.fdopen(private, "wb", closefd=False)
-    finally:
-        if diverted:
-            with suppress(OSError):
-                os.dup2(private, 1)
-
-
 async def serve_stdio(lowlevel: Any, early: Early | None = None) -> None:
     """Serve one MCP connection over this process's stdin and stdout until EOF; `early`
     holds the first line when `engram mcp` read it (and maybe answered it) itself."""
     with ExitStack() as stack:
         source = early.source if early is not None else stack.enter_context(private_stdin())
-        out = stack.enter_context(_private_stdout())
+        out = stack.enter_context(private_stdout())
         lines = ScreenedLines(source, first=early.first if early is not None else None)
         async with stdio_server(stdin=lines, stdout=Replies(out, early)) as (  # type: ignore[arg-type]
             read_stream, write_stream
