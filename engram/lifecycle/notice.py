@@ -79,9 +79,12 @@ def news(service: Engram) -> str | None:
             write_private(_seen_path(), json.dumps(seen))
     if last is None:
         last = 0  # the first look at this store tells what earlier runs did
-    said = [s for r in sorted(runs, key=lambda r: r["id"]) if int(r["id"]) > last
-            and (s := sentence(what_it_did(r)))]
+    done = [what_it_did(r) for r in runs if int(r["id"]) > last]
+    total = {"archived": [i for d in done for i in d["archived"]],
+             "merged": sum(d["merged"] for d in done),
+             "merged_into": [i for d in done for i in d["merged_into"]]}
+    said = sentence(total)  # every run since the last notice, told as one
     if not said:
         return None
-    return (f"engram: automatic upkeep {'; then '.join(said)} — `engram log --upkeep` shows"
-            " which, and how to restore them")
+    return (f"engram: automatic upkeep {said} — `engram log --upkeep` shows which, and how"
+            " to restore them")
