@@ -427,8 +427,10 @@ def test_the_cli_acts_on_a_team_server_with_engram_url_as_it_does_locally(shared
             assert run_json(env, "restore", newer["id"])["status"] == "active"
             exported = run_cli(env, "export", "--format", "jsonl").stdout
             assert "ArgoCD" in exported
-            imported = run_json(env, "import", "-", input='{"content": "Staging is k3s"}\n'
-                                "not json\n")
+            partial = run_cli(env, "import", "-", "--json",
+                              input='{"content": "Staging is k3s"}\nnot json\n')
+            assert partial.returncode == 1  # a refused record, as with a local store
+            imported = json.loads(partial.stdout)
             assert imported["imported"] == 1 and imported["errors"][0]["line"] == 2
             missing = run_cli(env, "get", "zzzzzzzzzz")
             assert missing.returncode == 1 and "no memory" in missing.stderr
