@@ -170,6 +170,10 @@ def test_search_context_checkpoint_and_instructions(api: httpx.Client, server: S
                                           "project": "chat", "explain": "true"}).json()
     assert found["results"][0]["memory"]["id"] == target
     assert "signals" in found["results"][0]
+    assert not {"confidence", "type", "project"} & set(found["results"][0]["signals"])
+    every = api.get("/v1/search", params={"q": "websocket handshake", "all": "true"}).json()
+    assert every["cut"] == 0 and len(every["results"]) >= len(found["results"])
+    assert_client_error(api.get("/v1/search", params={"q": "x", "min_score": -1}), 422)
     with engram.open(server.db, embedder="fake") as reader:
         audited = reader.recalls(caller="api")
     assert any(r["caller"] == "api" and "websocket" in r["query"] for r in audited)
