@@ -481,6 +481,9 @@ def render(run: Run, stats: LabelStats, conversations: int, embedder: str) -> st
 @click.option("--skip", type=int, default=0, show_default=True,
               help="Leave out the first N conversations (with --conversations 5: a split "
                    "half, `--conversations 5` vs `--skip 5`, to check a change on unseen data).")
+@click.option("--half", type=click.Choice(["even", "odd"]), default=None,
+              help="Only the even-indexed (0, 2, ...) or odd-indexed conversations: tune on "
+                   "one half, report the other.")
 @click.option("--max-turns", type=int, default=None,
               help="Only the first N turns of each conversation (and the questions they answer).")
 @click.option("--systems", default=",".join(SYSTEMS), show_default=True,
@@ -503,7 +506,8 @@ def render(run: Run, stats: LabelStats, conversations: int, embedder: str) -> st
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 def command(
-    data: str | None, conversations: int | None, skip: int, max_turns: int | None, systems: str,
+    data: str | None, conversations: int | None, skip: int, half: str | None,
+    max_turns: int | None, systems: str,
     embedder: str, clock: str, captions: bool, categories: str, write: bool | None,
     results_path: str | None, server: str | None, quiet: bool, as_json: bool,
 ) -> None:
@@ -517,6 +521,8 @@ def command(
     if skip < 0:
         raise click.BadParameter("must be 0 or more", param_hint="--skip")
     convs = convs[skip:]
+    if half is not None:
+        convs = convs[(0 if half == "even" else 1)::2]
     if conversations is not None:
         convs = convs[:conversations]
     if max_turns is not None:
@@ -524,7 +530,7 @@ def command(
     run = evaluate(convs, embedder=embedder, systems=chosen, captions=captions, clock=clock,
                    categories=cats, progress=not quiet and not as_json, server=server)
     text = render(run, stats, len(convs), embedder)
-    full = conversations is None and max_turns is None and not skip
+    full = conversations is None and max_turns is None and not skip and half is None
     if results_path or (write if write is not None else full):
         body = "## Retrieval quality on LoCoMo\n\n" + stamp() + "\n" + text
         kwargs = {"path": Path(results_path)} if results_path else {}

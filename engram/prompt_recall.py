@@ -100,7 +100,9 @@ def select(
     groups = list({g[0]: g for g in query_terms(prompt)}.values())  # "refund", "refunds"
     if not groups:
         return []
-    response = service.search(prompt, k=CANDIDATES, project=project, caller="hook")
+    # Every candidate, unfloored: the evidence rules below decide, and a fact holding two
+    # distinctive words can score far below a session summary that repeats the prompt.
+    response = service.search(prompt, k=CANDIDATES, project=project, caller="hook", min_score=0)
     if not response.results:
         return []
     weights: list[tuple[list[float], list[bool]]] = []  # computed once, only if needed

@@ -1,17 +1,22 @@
 """How a memory's place in the results is decided: fusion of the two pools, then re-ranking.
 
-Relevance comes first: a weighted fusion of the keyword and vector pools, each
-normalised within its pool. The re-ranking factors (decay per layer, confidence,
-importance, pinned, type, project, files) are multiplicative and deliberately mild, so
-they reorder near-ties and never bury a clearly relevant memory under a merely recent
-one. None of them depends on how often a memory was *read*: a search is not a vote.
-Last, a mild diversity step keeps near-duplicates from crowding out the rest.
+Relevance comes first: a weighted fusion of keyword and vector evidence. Keyword
+evidence is absolute: the IDF-weighted share of the query a memory holds (a match on
+one generic word is weak evidence however well it ranks in its pool), with BM25 only
+ordering memories of equal coverage. Vector evidence is the cosine rescaled within its
+pool. The re-ranking factors (decay per layer, confidence, importance, pinned, type,
+project, files) are multiplicative and deliberately mild, so they reorder near-ties and
+never bury a clearly relevant memory under a merely recent one. None of them depends on
+how often a memory was *read*: a search is not a vote. Last, a mild diversity step keeps
+near-duplicates from crowding out the rest, and a relevance floor drops what scores far
+below the best.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
@@ -31,16 +36,27 @@ class Weights:
 
     # Equal since the bundled embedder reads labelled memories sentence by sentence: the
     # vector pool alone now finds as much as the keyword pool (LoCoMo R@10 0.647 vs 0.637).
-    keyword: float = 0.5
-    vector: float = 0.5
+    keyword: float = 0.55
+    vector: float = 0.45
     # Keyword score factors for how much of the query a memory holds (ranking.term_evidence).
     coverage: float = 2.0
     adjacency: float = 1.0
+    # Keyword evidence in fusion: the IDF-weighted share of the query a memory holds,
+    # times (1 - bm25_share + bm25_share x its bm25 over the pool's best). The share of
+    # bm25 only orders memories holding as much of the query; it is never a pool rank.
+    bm25_share: float = 0.5
+    # Coverage counts to this power: holding a fifth of the query is weak evidence
+    # (0.2 ** 1.5 = 0.09), holding all of it full evidence.
+    coverage_power: float = 1.0
+    # Results scoring below this share of the best are cut (`min_score` overrides it).
+    relevance_floor: float = 0.2
     # Cosines below this floor say nothing for this model (unrelated text sits around 0-0.2).
     vector_floor: float = 0.15
     # Reciprocal-rank component keeps a strong rank-1 from either pool near the top.
-    rrf: float = 0.1
+    rrf: float = 0.2
     rrf_k: float = 60.0
+    # A keyword rank's reciprocal-rank share is scaled by coverage to this power.
+    rrf_coverage: float = 1.0
     # Maximal marginal relevance: a result loses this share of the best score times its
     # cosine to the closest result above it (ranking.diversify).
     diversity: float = 0.1
@@ -70,22 +86,23 @@ def facts_first(items: Sequence[T], memory_of: Callable[[T], Memory]) -> list[T]
 
 @dataclass
 class Fused:
-    keyword: float = 0.0  # bm25 normalised to the pool's best (0..1)
+    keyword: float = 0.0  # keyword evidence: query coverage, bm25 as a tie-breaker (0..1)
     vector: float = 0.0  # cosine rescaled above the floor to the pool's best (0..1)
     cosine: float | None = None
     bm25: float | None = None
+    coverage: float | None = None  # IDF-weighted share of the query held (0..1)
     keyword_rank: int | None = None
     vector_rank: int | None = None
     relevance: float = 0.0
 
 
 def _baseline(scores: Sequence[float], full: bool, floor: float) -> float:
-    """The score that counts as "nothing" in a pool.
+    """The cosine that counts as "nothing" in the vector pool.
 
     A truncated pool's weakest member marks the noise level of this query (min-max
-    within the pool: on LoCoMo +0.04 R@10 over dividing by the best); a pool that
-    holds every match has no such tail, so `floor` (0 for BM25, the cosine floor for
-    vectors) is the baseline and a lone weak match keeps its weight.
+    within the pool: on LoCoMo +0.04 R@10 over dividing by the best, measured when
+    BM25 was rescaled the same way); a pool that holds every match has no such tail,
+    so `floor` (the cosine floor) is the baseline and a lone weak match keeps its weight.
     """
     if full and len(scores) > 1:
         return max(floor, min(scores))
@@ -101,25 +118,31 @@ def fuse(
     vector: Sequence[Candidate],
     weights: Weights = DEFAULT_WEIGHTS,
     limits: tuple[int, int] | None = None,
+    coverage: Mapping[str, float] | None = None,
 ) -> dict[str, Fused]:
     """Score-aware fusion: plain RRF lowered R@1 on paraphrases (DEPENDENCIES.md).
 
-    Each pool's scores are rescaled to 0..1 between its baseline and its best, then
-    combined with the pool weights; a memory missing from one pool gets 0 there.
-    `limits` are the (keyword, vector) pool sizes asked for: a pool that reached its
-    limit was truncated.
+    Keyword evidence is absolute (`keyword_evidence`): `coverage` holds each keyword
+    candidate's IDF-weighted share of the query (`query_coverage`; None when the query
+    has one group, which every candidate then holds whole). Min-max rescaling within
+    the pool, as before, gave the best keyword match 1.0 even when all it shared with
+    the query was "service" or "use", and at equal weights that outranked the memory
+    closest in meaning. The vector pool's cosines are rescaled to 0..1 between its
+    baseline and its best. A memory missing from one pool gets 0 there. `limits` are
+    the (keyword, vector) pool sizes asked for: a pool that reached its limit was
+    truncated.
     """
     fused: dict[str, Fused] = {}
-    keyword_limit, vector_limit = limits if limits is not None else (None, None)
-    bm25s = [c.score for c in keyword]
-    best_bm25 = max(bm25s, default=0.0)
-    low_bm25 = _baseline(bm25s, _truncated(keyword, keyword_limit), 0.0)
+    _keyword_limit, vector_limit = limits if limits is not None else (None, None)
+    best_bm25 = max((c.score for c in keyword), default=0.0)
     for rank, cand in enumerate(keyword):
         item = fused.setdefault(cand.memory_id, Fused())
         item.bm25 = cand.score
         item.keyword_rank = rank
-        span = best_bm25 - low_bm25
-        item.keyword = max(0.0, cand.score - low_bm25) / span if span > 0 else 1.0
+        relative = cand.score / best_bm25 if best_bm25 > 0 else 1.0
+        # A candidate whose terms could not be read (deleted meanwhile) keeps its bm25 share.
+        item.coverage = 1.0 if coverage is None else coverage.get(cand.memory_id, relative)
+        item.keyword = keyword_evidence(item.coverage, relative, weights)
     cosines = [c.score for c in vector]
     best_cos = max(cosines, default=0.0)
     low_cos = _baseline(cosines, _truncated(vector, vector_limit), weights.vector_floor)
@@ -134,14 +157,55 @@ def fuse(
     wv = weights.vector if has_vector else 0.0
     total = (wk + wv) or 1.0
     for item in fused.values():
+        # A keyword rank earns its reciprocal-rank share only as far as the memory holds
+        # the query: first place in a pool matching one generic word is no evidence.
         rrf = 0.0
-        for rank in (item.keyword_rank, item.vector_rank):
-            if rank is not None:
-                rrf += weights.rrf_k / (weights.rrf_k + rank)
+        if item.keyword_rank is not None:
+            held = (1.0 if item.coverage is None else item.coverage) ** weights.rrf_coverage
+            rrf += held * weights.rrf_k / (weights.rrf_k + item.keyword_rank)
+        if item.vector_rank is not None:
+            rrf += weights.rrf_k / (weights.rrf_k + item.vector_rank)
         pools = int(has_keyword) + int(has_vector)
         item.relevance = (wk * item.keyword + wv * item.vector) / total
         item.relevance = (1 - weights.rrf) * item.relevance + weights.rrf * rrf / max(pools, 1)
     return fused
+
+
+def keyword_evidence(coverage: float, relative_bm25: float, weights: Weights = DEFAULT_WEIGHTS
+                     ) -> float:
+    """A keyword candidate's evidence (0..1): the query share it holds, bm25 breaking ties.
+
+    Comparable across memories of one query whatever the pool holds: a memory holding
+    only a word most memories hold scores its small IDF share, not the pool's 1.0.
+    """
+    return coverage ** weights.coverage_power * (
+        1 - weights.bm25_share + weights.bm25_share * relative_bm25)
+
+
+def idf(documents: int, frequency: int) -> float:
+    """Lucene's BM25 IDF: positive even for a word in most memories, 0 for none."""
+    frequency = min(max(frequency, 0), documents)
+    return math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
+
+
+def group_idf(
+    groups: Sequence[tuple[str, ...]], documents: int, frequency: Mapping[str, int]
+) -> list[float]:
+    """The IDF of each query group: of its most frequent alternative (a memory may hold
+    any of them, so the group is at least that common)."""
+    return [
+        idf(documents, max((frequency.get(alt, 0) for alt in group if alt.strip()), default=0))
+        for group in groups
+    ]
+
+
+def query_coverage(matched: set[int] | frozenset[int], weights_of_groups: Sequence[float]
+                   ) -> float:
+    """The IDF-weighted share of the query's groups that `matched` (positions) holds."""
+    total = sum(weights_of_groups)
+    if total <= 0:
+        return 0.0
+    return sum(weights_of_groups[i] for i in matched) / total
 
 
 def term_evidence_applies(
@@ -152,32 +216,18 @@ def term_evidence_applies(
             and (weights.coverage > 0 or weights.adjacency > 0))
 
 
-def term_evidence(
-    keyword: Sequence[Candidate],
-    groups: Sequence[tuple[str, ...]],
-    terms: dict[str, str],
-    weights: Weights = DEFAULT_WEIGHTS,
-) -> list[Candidate]:
-    """Keyword candidates rescored by how much of the query they hold, and how, best first.
+#: Per memory id: (positions of the query groups it holds, positions of the adjacent
+#: group pairs it holds side by side).
+Matches = dict[str, tuple[frozenset[int], frozenset[int]]]
 
-    BM25 adds up words one at a time, and its length normalisation lets a terse memory
-    holding one query word outscore a longer one holding all of them. Two classic
-    corrections, each a factor on the bm25 score:
-    - coverage (Lucene's old "coord"): 1 + coverage * (share of query groups matched);
-    - adjacency: 1 + adjacency * (share of adjacent query word pairs found side by side
-      in the memory's indexed terms, i.e. stop words gone: "push to main" -> "push main"),
-      so "video games" prefers a memory about video games to one about games and videos.
-    `groups` are `text.query_terms` groups; `terms` the memories' indexed terms by id (a
-    memory missing there keeps its score).
 
-    Measured (hybrid, LoCoMo audited cats 1-4): MRR 0.490 -> 0.515, R@1 0.320 -> 0.349,
-    R@10 0.672 -> 0.677, better on both halves (conversations 0-4 and 5-9); the
-    coding-assistant set (tests/test_retrieval.py's memories among 1,500 synthetic
-    distractors, 34 queries) keeps every first place (one second place became third).
-    Weighting coverage by in-pool rarity measured no better.
+def match_query(groups: Sequence[tuple[str, ...]], terms: Mapping[str, str]) -> Matches:
+    """Which query groups, and which adjacent pairs of them, each memory's indexed terms hold.
+
+    `groups` are `text.query_terms` groups; `terms` the memories' indexed terms by id.
+    Adjacent means side by side in the indexed terms, i.e. stop words gone: "push to
+    main" -> "push main".
     """
-    if not term_evidence_applies(keyword, groups, weights):
-        return list(keyword)
     # Padded with spaces, " a b " in " <terms> " <=> terms a and b are adjacent: one C-level
     # substring search per alternative, no per-memory tokenising.
     alternatives = [
@@ -195,14 +245,51 @@ def term_evidence(
     everything = "".join(padded_of.values())
     alternatives = [(position, alt) for position, alt in alternatives if alt in everything]
     pairs = [(position, pair) for position, pair in pairs if pair in everything]
+    return {
+        memory_id: (
+            frozenset(position for position, alt in alternatives if alt in padded),
+            frozenset(position for position, pair in pairs if pair in padded),
+        )
+        for memory_id, padded in padded_of.items()
+    }
+
+
+def term_evidence(
+    keyword: Sequence[Candidate],
+    groups: Sequence[tuple[str, ...]],
+    terms: Mapping[str, str],
+    weights: Weights = DEFAULT_WEIGHTS,
+    matches: Matches | None = None,
+) -> list[Candidate]:
+    """Keyword candidates rescored by how much of the query they hold, and how, best first.
+
+    BM25 adds up words one at a time, and its length normalisation lets a terse memory
+    holding one query word outscore a longer one holding all of them. Two classic
+    corrections, each a factor on the bm25 score:
+    - coverage (Lucene's old "coord"): 1 + coverage * (share of query groups matched);
+    - adjacency: 1 + adjacency * (share of adjacent query word pairs found side by side
+      in the memory's indexed terms, `match_query`), so "video games" prefers a memory
+      about video games to one about games and videos.
+    `groups` are `text.query_terms` groups; `terms` the memories' indexed terms by id (a
+    memory missing there keeps its score); `matches` their `match_query`, if computed.
+
+    Measured (hybrid, LoCoMo audited cats 1-4): MRR 0.490 -> 0.515, R@1 0.320 -> 0.349,
+    R@10 0.672 -> 0.677, better on both halves (conversations 0-4 and 5-9); the
+    coding-assistant set (tests/test_retrieval.py's memories among 1,500 synthetic
+    distractors, 34 queries) keeps every first place (one second place became third).
+    Weighting coverage by in-pool rarity measured no better.
+    """
+    if not term_evidence_applies(keyword, groups, weights):
+        return list(keyword)
+    if matches is None:
+        matches = match_query(groups, terms)
     rescored = []
     for cand in keyword:
-        padded = padded_of.get(cand.memory_id)
-        if padded is None:
+        found = matches.get(cand.memory_id)
+        if found is None:
             rescored.append(cand)
             continue
-        matched = {position for position, alt in alternatives if alt in padded}
-        side_by_side = {position for position, pair in pairs if pair in padded}
+        matched, side_by_side = found
         factor = (1 + weights.coverage * len(matched) / len(groups)) * (
             1 + weights.adjacency * len(side_by_side) / (len(groups) - 1)
         )

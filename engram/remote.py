@@ -144,17 +144,20 @@ class RemoteEngram:
         return int(self._call("GET", "/v1/memories", params=params)["total"])
 
     def search(self, query: str, *, k: int = 10, files: Any = None, caller: str | None = None,
-               **filter_args: Any) -> SearchResponse:
+               min_score: float | None = None, **filter_args: Any) -> SearchResponse:
         """`caller` is for a local recall log; the server logs the user who asked."""
         params = {"q": query, "k": k, "explain": "true", **_filters(filter_args)}
         if files:
             params["files"] = list(files)
+        if min_score is not None:
+            params["min_score"] = min_score
         data = self._call("GET", "/v1/search", params=params)
         results = [SearchResult(memory_from_dict(r["memory"]), float(r["score"]),
                                 r.get("signals") or {}) for r in data["results"]]
         return SearchResponse(data["query"], results, data["mode"], from_iso(data["since"]),
                               from_iso(data["until"]), data.get("temporal_phrase"),
-                              float(data.get("elapsed_ms") or 0), list(data.get("notes") or []))
+                              float(data.get("elapsed_ms") or 0), list(data.get("notes") or []),
+                              int(data.get("cut") or 0))
 
     def stats(self) -> dict[str, Any]:
         return self._call("GET", "/v1/stats")

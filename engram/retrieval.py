@@ -46,6 +46,8 @@ class SearchResponse:
     temporal_phrase: str | None = None
     elapsed_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: Results left out by the relevance floor (`min_score=0` shows them).
+    cut: int = 0
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         return {
@@ -56,6 +58,7 @@ class SearchResponse:
             "temporal_phrase": self.temporal_phrase,
             "elapsed_ms": round(self.elapsed_ms, 2),
             "notes": self.notes,
+            "cut": self.cut,
             "results": [r.to_dict(explain) for r in self.results],
         }
 
@@ -81,8 +84,13 @@ def search(
     parse_time: bool = True,
     pools: str = "hybrid",
     rerank: bool = True,
+    min_score: float | None = None,
 ) -> SearchResponse:
-    """`pools` ("hybrid", "keyword", "vector") and `rerank` exist for ablations."""
+    """`pools` ("hybrid", "keyword", "vector") and `rerank` exist for ablations.
+
+    `min_score` replaces the relevance floor (`weights.relevance_floor` x the best
+    score) with an absolute one: 0 returns every result up to k.
+    """
     started = time.perf_counter()
     notes: list[str] = []
     phrase = None
@@ -113,10 +121,31 @@ def search(
             phrase, timed = None, filters
     if not results and text.strip():
         notes.append("nothing matched")
+    results, cut = relevance_floor(results, mode, weights, min_score)
     return SearchResponse(
         query, results, mode, timed.since, timed.until, phrase,
-        (time.perf_counter() - started) * 1000, notes,
+        (time.perf_counter() - started) * 1000, notes, cut,
     )
+
+
+def relevance_floor(
+    results: list[SearchResult], mode: str, weights: ranking.Weights, min_score: float | None
+) -> tuple[list[SearchResult], int]:
+    """The results worth showing, and how many were cut.
+
+    A search returns what is relevant, not always k results: once the best result is
+    clearly about the query, one scoring a small share of it is noise an agent would
+    spend context on. The cut is relative (`weights.relevance_floor` of the best score),
+    so it needs no calibration across queries; `min_score` sets an absolute floor
+    instead, and 0 keeps everything (the diversity penalty can take a near-duplicate's
+    score below 0). Newest-first listings ("recent", no query terms) have no scores to
+    cut by.
+    """
+    if not results or mode == "recent" or (min_score is not None and min_score <= 0):
+        return results, 0
+    bar = weights.relevance_floor * results[0].score if min_score is None else min_score
+    kept = [r for r in results if r.score >= bar]
+    return kept, len(results) - len(kept)
 
 
 def _rank(
@@ -139,6 +168,7 @@ def _rank(
     vector_pool = max(pool, 5 * depth)
     groups = query_terms(text)
     keyword: list[Candidate] = []
+    coverage: dict[str, float] | None = None
     if groups and pools != "vector":
         keyword = store.keyword_search(groups, "and", filters, pool)
         if len(keyword) < pool and len(groups) > 1:
@@ -146,10 +176,12 @@ def _rank(
             extra = store.keyword_search(groups, "or", filters, pool)
             keyword += [c for c in extra if c.memory_id not in seen]
             keyword.sort(key=lambda c: -c.score)
-        if ranking.term_evidence_applies(keyword, groups, weights):
+        if keyword and len(groups) > 1:
             # One indexed query for the pool's terms: ~0.5 ms for 50 candidates at 10K.
             terms = store.terms_of([c.memory_id for c in keyword])
-            keyword = ranking.term_evidence(keyword, groups, terms, weights)
+            matches = ranking.match_query(groups, terms)
+            keyword = ranking.term_evidence(keyword, groups, terms, weights, matches)
+            coverage = _coverage(store, groups, matches)
 
     vector: list[Candidate] = []
     if query_vector is not None:
@@ -164,7 +196,7 @@ def _rank(
         ]
 
     mode = "hybrid" if keyword and vector else ("keyword" if keyword else "vector")
-    fused = ranking.fuse(keyword, vector, weights, (pool, vector_pool))
+    fused = ranking.fuse(keyword, vector, weights, (pool, vector_pool), coverage)
     ranked = _rerank(store, fused, depth, now, files, weights, rerank, filters)
     if depth > k:
         ranked = _diversify(store, ranked, k, weights)
@@ -173,6 +205,23 @@ def _rank(
         SearchResult(memory, score, _signals(item, factors))
         for score, _id, memory, item, factors in ranked
     ]
+
+
+def _coverage(
+    store: Store, groups: list[tuple[str, ...]], matches: ranking.Matches
+) -> dict[str, float]:
+    """Each keyword candidate's IDF-weighted share of the query (ranking.query_coverage).
+
+    The document frequencies come from the whole store, the same counts on every
+    engine, so the share means the same thing whatever else the pool holds.
+    """
+    alternatives = list(dict.fromkeys(alt for group in groups for alt in group if alt.strip()))
+    documents, frequency = store.document_frequency(alternatives)
+    weights_of_groups = ranking.group_idf(groups, max(documents, 1), frequency)
+    return {
+        memory_id: ranking.query_coverage(matched, weights_of_groups)
+        for memory_id, (matched, _pairs) in matches.items()
+    }
 
 
 _Ranked = tuple[float, str, Memory, ranking.Fused, dict[str, float]]
@@ -246,14 +295,27 @@ def _diversify(
     ]
 
 
+#: What `--explain` calls each signal: no name a memory's own field has ("confidence",
+#: "importance", "type", "project", "files", "pinned"), so a factor of 0.95 is never
+#: read as the memory's confidence.
+FACTOR_SUFFIX = "_factor"
+
+
 def _signals(item: ranking.Fused, factors: dict[str, float]) -> dict[str, Any]:
+    def rounded(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
     return {
         "relevance": round(item.relevance, 4),
-        "keyword": round(item.keyword, 4),
-        "bm25": None if item.bm25 is None else round(item.bm25, 4),
+        "keyword_evidence": round(item.keyword, 4),
+        "query_coverage": rounded(item.coverage),
+        "bm25": rounded(item.bm25),
         "keyword_rank": item.keyword_rank,
-        "vector": round(item.vector, 4),
-        "cosine": None if item.cosine is None else round(item.cosine, 4),
+        "vector_evidence": round(item.vector, 4),
+        "cosine": rounded(item.cosine),
         "vector_rank": item.vector_rank,
-        **{name: round(value, 4) for name, value in factors.items()},
+        **{
+            (name if name == "redundancy" else name + FACTOR_SUFFIX): round(value, 4)
+            for name, value in factors.items()
+        },
     }

@@ -172,6 +172,10 @@ def test_search_context_checkpoint_and_instructions(api: httpx.Client, server: S
                                           "project": "chat", "explain": "true"}).json()
     assert found["results"][0]["memory"]["id"] == target
     assert "signals" in found["results"][0]
+    assert not {"confidence", "type", "project"} & set(found["results"][0]["signals"])
+    every = api.get("/v1/search", params={"q": "websocket handshake", "all": "true"}).json()
+    assert every["cut"] == 0 and len(every["results"]) >= len(found["results"])
+    assert_client_error(api.get("/v1/search", params={"q": "x", "min_score": -1}), 422)
     deadline = time.monotonic() + 5  # the audit row is written just after the reply
     while True:
         with engram.open(server.db, embedder="fake") as reader:

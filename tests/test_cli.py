@@ -88,7 +88,7 @@ def test_search_flags(any_cli_env):
     )
     assert [r["memory"]["project"] for r in dated["results"]] == ["shop"]
     top1 = run_json(any_cli_env, "search", "deploys", "-k", "1", "--explain")
-    assert len(top1["results"]) == 1 and "decay" in top1["results"][0]["signals"]
+    assert len(top1["results"]) == 1 and "decay_factor" in top1["results"][0]["signals"]
     human = run_cli(any_cli_env, "search", "deploys", "--explain", check=True)
     assert "relevance=" in human.stdout
 

@@ -93,7 +93,7 @@ RESTATED = [
     "To deploy staging, run make deploy-staging in the repo root",
     "Run make deploy-staging from the repo root to deploy to staging",
 ]
-DISTINCT = "Staging deploy runs need the VPN up"
+DISTINCT = "The staging deploy run needs the VPN up"
 QUERY = "run staging deploy"
 
 

@@ -112,7 +112,8 @@ ADD = {"--type": "type", "--project": "project", "--tags": "csv", "--files": "cs
        "--provenance": "provenance"}
 SEARCH = {"-k": "int", "--project": "project", "--type": "type", "--tag": "text",
           "--files": "csv", "--since": "date", "--until": "date",
-          "--include-superseded": "flag", "--include-archived": "flag", "--explain": "flag"}
+          "--include-superseded": "flag", "--include-archived": "flag", "--explain": "flag",
+          "--all": "flag"}
 LIST = {"--project": "project", "--type": "type", "--status": "status", "--tag": "text",
         "--provenance": "provenance", "--pinned": "flag", "--not-pinned": "flag",
         "--since": "date", "--until": "date", "--limit": "int", "--offset": "int",

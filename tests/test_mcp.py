@@ -149,6 +149,8 @@ async def check_every_tool(client: Client) -> None:
     assert [r["memory"]["type"] for r in only_bugs["results"]] == ["bug_note"]
     await call(client, "memory_search", {"query": "deploy", "since": "2020-01-01",
                                          "until": "now", "files": [".github/workflows/deploy.yml"]})
+    every = await call(client, "memory_search", {"query": "how do we deploy", "min_score": 0})
+    assert every["cut"] == 0 and len(every["results"]) >= len(found["results"])
 
     got = await call(client, "memory_get", {"id": bug["id"]})
     assert got["memory"]["content"] == bug["content"]
@@ -230,6 +232,7 @@ async def check_bad_arguments(client: Client) -> None:
                                                                "content": "y"})
     assert "since" in await fails(client, "memory_search", {"query": "x", "since": "the dawn"})
     assert "k" in await fails(client, "memory_search", {"query": "x", "k": 0})
+    assert "min_score" in await fails(client, "memory_search", {"query": "x", "min_score": -1})
     assert "budget" in await fails(client, "memory_context", {"task": "x", "budget": 1})
     assert "format" in await fails(client, "memory_export", {"format": "pdf"})
     assert "nothing to update" in await fails(client, "memory_update", {"id": "zzzzzzzzzz"})

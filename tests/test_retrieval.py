@@ -199,16 +199,18 @@ def test_explain_shows_every_signal(store):
     result = mem.search("auth provider", k=1).results[0]
     for signal in (
         "relevance",
-        "keyword",
-        "vector",
+        "keyword_evidence",
+        "query_coverage",
+        "bm25",
+        "vector_evidence",
         "cosine",
-        "decay",
-        "confidence",
-        "importance",
-        "pinned",
-        "type",
-        "project",
-        "files",
+        "decay_factor",
+        "confidence_factor",
+        "importance_factor",
+        "pinned_factor",
+        "type_factor",
+        "project_factor",
+        "files_factor",
     ):
         assert signal in result.signals
 

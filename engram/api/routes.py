@@ -193,10 +193,18 @@ def search(
     provenance: Many = None,
     pinned: bool | None = None,
     explain: bool = False,
+    min_score: Annotated[float | None, Query(ge=0, description=(
+        "Keep results scoring at least this; 0 shows every result. Omitted: results far"
+        " below the best are left out (`cut` says how many)."))] = None,
+    all: bool = False,  # noqa: A002
 ) -> dict[str, Any]:
-    """Hybrid search (keywords + meaning), re-ranked. Temporal phrases in `q` filter by date."""
+    """Hybrid search (keywords + meaning), re-ranked. Temporal phrases in `q` filter by date.
+
+    Results far below the best are left out unless `all` or `min_score` says otherwise.
+    """
     args = filter_args(project, type, tag, since, until, status, provenance, pinned)
-    response = engram.search(q, k=k, files=many(files), caller="api", **args)
+    response = engram.search(q, k=k, files=many(files), caller="api",
+                             min_score=0.0 if all else min_score, **args)
     return response.to_dict(explain)
 
 

@@ -80,11 +80,11 @@ def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
-def console() -> Any:
+def console(stderr: bool = False) -> Any:
     """No emoji codes either: a memory saying ":warning:" prints as written."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False, emoji=False)
+    return Console(highlight=False, soft_wrap=False, emoji=False, stderr=stderr)
 
 
 def esc(value: object) -> str:

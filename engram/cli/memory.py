@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from ..exchange import one_line
@@ -144,6 +146,10 @@ def add(
 @click.option("--include-superseded", is_flag=True, help="Also old versions.")
 @click.option("--include-archived", is_flag=True, help="Also archived memories.")
 @click.option("--explain", is_flag=True, help="Show each signal's contribution.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also results far below the best (cut by default).")
+@click.option("--min-score", type=click.FloatRange(min=0), default=None,
+              help="Keep results scoring at least this (instead of the cut relative to the best).")
 @json_option
 @handle_errors
 def search(
@@ -158,9 +164,16 @@ def search(
     include_superseded: bool,
     include_archived: bool,
     explain: bool,
+    show_all: bool,
+    min_score: float | None,
     as_json: bool,
 ) -> None:
-    """Find memories relevant to QUERY (keywords and meaning, newest versions only)."""
+    """Find memories relevant to QUERY (keywords and meaning, newest versions only).
+
+    Results far below the best one are left out; --all shows them.
+    """
+    if show_all and min_score is not None:
+        raise click.UsageError("use --all or --min-score, not both")
     service = open_service(remote_ok=True)
     response = service.search(
         query,
@@ -173,11 +186,13 @@ def search(
         until=parse_when("until", until),
         include_superseded=include_superseded,
         include_archived=include_archived,
+        min_score=0.0 if show_all else min_score,
     )
     if wants_json(as_json):
         emit_json(response.to_dict(explain))
         return
-    out = console()
+    # piped, stdout carries only the result lines; what is said about them goes to stderr
+    out = console(stderr=not sys.stdout.isatty())
     for note in response.notes:
         out.print(f"[yellow]note:[/yellow] {esc(note)}")
     if response.temporal_phrase:
@@ -187,10 +202,14 @@ def search(
             f"{response.until and response.until.date()}[/dim]"
         )
     memory_table([r.memory for r in response.results], [r.score for r in response.results])
-    if explain:
+    if response.cut:
+        weaker = "result" if response.cut == 1 else "results"
+        out.print(f"[dim]{response.cut} weaker {weaker} left out (--all shows them)[/dim]")
+    if explain:  # asked for: on stdout, after the results
+        shown = console()
         for r in response.results:
             parts = ", ".join(f"{k}={v}" for k, v in r.signals.items() if v is not None)
-            out.print(f"[cyan]{r.memory.id}[/cyan] {esc(parts)}", markup=True)
+            shown.print(f"[cyan]{r.memory.id}[/cyan] {esc(parts)}", markup=True)
 
 
 @click.command()

@@ -169,6 +169,8 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
         until: When = None,
         files: arg(Many, "Files you are working on: memories about them rank higher.") = None,
         tags: Tags = None,
+        min_score: arg(float | None, "Keep results scoring at least this; 0 shows every"
+                       " result. Omitted: results far below the best are left out.") = None,
     ) -> CallToolResult:
         """Search long-term memory (hybrid keyword + meaning, newest version only).
 
@@ -181,10 +183,12 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
             raise ValidationError("k", f"must be a whole number from 1 to 100, got {k!r}")
         response = service.search(
             query, k=k, files=files, caller="mcp", project=project, types=types, tags=tags,
-            since=when("since", since), until=when("until", until),
+            since=when("since", since), until=when("until", until), min_score=min_score,
         )
         found = [line(r.memory, r.score) for r in response.results]
         text = "\n".join(found) if found else f"No memories match {query!r}."
+        if response.cut:
+            text += f"\n({response.cut} weaker results left out; min_score=0 shows them.)"
         if response.notes:
             text += "\n" + "\n".join(f"Note: {n}" for n in response.notes)
         return result(text, response.to_dict())

@@ -232,9 +232,14 @@ class Engram:
         pools: str = "hybrid",
         rerank: bool = True,
         caller: str | None = None,
+        min_score: float | None = None,
         **filter_args: Any,
     ) -> retrieval.SearchResponse:
-        """Hybrid search. `caller` ("hook", "mcp", "api", …) marks recalls for the audit log."""
+        """Hybrid search. `caller` ("hook", "mcp", "api", …) marks recalls for the audit log.
+
+        Results far below the best are cut (retrieval.relevance_floor); `min_score` is an
+        absolute floor instead, 0 to see every result up to k.
+        """
         if not isinstance(query, str):
             raise ValidationError("query", "must be text")
         if len(query) > 10_000:
@@ -244,6 +249,11 @@ class Engram:
             raise ValidationError("k", f"must be a whole number from 1 to 1000, got {k!r}")
         if pools not in ("hybrid", "keyword", "vector"):
             raise ValidationError("pools", "use one of: hybrid, keyword, vector")
+        if min_score is not None and (
+            isinstance(min_score, bool) or not isinstance(min_score, int | float)
+            or not 0 <= min_score < float("inf")
+        ):
+            raise ValidationError("min_score", f"must be a number of 0 or more, got {min_score!r}")
         if filters is None:
             filters = self.filters(**filter_args)
         boost_files = validate_files(files)
@@ -258,6 +268,7 @@ class Engram:
             weights=self.weights,
             pools=pools,
             rerank=rerank,
+            min_score=None if min_score is None else float(min_score),
         )
         if self.vector_note:
             response.notes.append(self.vector_note)

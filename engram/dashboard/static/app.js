@@ -41,7 +41,7 @@ document.addEventListener("alpine:init", () => {
     view: "memories",
     vocab: { types: [], statuses: ["active"], provenances: [], projects: [] },
     f: { q: "", project: "", type: "", status: "active", provenance: "", tag: "", since: "", until: "" },
-    items: [], total: 0, offset: 0, order: "newest", cursor: 0, mode: "browse", shownQuery: "", elapsed: null,
+    items: [], total: 0, offset: 0, order: "newest", cursor: 0, mode: "browse", shownQuery: "", elapsed: null, cut: 0,
     memory: null, history: [], editing: false, draft: {}, confirmDelete: false,
     review: { items: [], total: 0 }, reviewCursor: 0, reviewTotal: 0, reviewReturn: false,
     conflicts: [], conflictCursor: 0, conflictsLoading: false, conflictScan: 100,
@@ -144,6 +144,7 @@ document.addEventListener("alpine:init", () => {
           this.shownQuery = q;
           this.elapsed = Math.round(data.elapsed_ms);
           this.total = results.length;
+          this.cut = data.cut || 0;
         } else {
           const started = performance.now();
           const data = await api("GET", `/v1/memories?${query({ ...params, order: this.order, limit: PAGE, offset: this.offset })}`);
