@@ -1,4 +1,4 @@
-"""`engram bench capture|locomo|redaction|scale|teams`: the harnesses in the checkout's
+"""`engram bench capture|locomo|redaction|retrieval|scale|teams`: the harnesses in the checkout's
 benchmarks/.
 
 The harness is not part of the installed package (it needs the LoCoMo data and writes
@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str]] = {
     "capture": ("benchmarks.capture",),
     "locomo": ("benchmarks.locomo",),
     "redaction": ("benchmarks.redaction",),
+    "retrieval": ("benchmarks.retrieval",),
     "scale": ("benchmarks.scale",),
     "teams": ("benchmarks.teams",),
 }

@@ -16,16 +16,42 @@ import sys
 from pathlib import Path
 
 TYPES = {
-    "decision", "preference", "constraint", "verified_command", "bug_note",
-    "failed_attempt", "todo", "open_question", "project_fact", "episode",
+    "decision",
+    "preference",
+    "constraint",
+    "verified_command",
+    "bug_note",
+    "failed_attempt",
+    "todo",
+    "open_question",
+    "project_fact",
+    "episode",
 }
 CATEGORIES = {
-    "paraphrase", "identifier", "error", "trap", "supersede", "temporal",
-    "filter", "generic-word", "multilingual", "crosslingual",
+    "paraphrase",
+    "identifier",
+    "error",
+    "trap",
+    "supersede",
+    "temporal",
+    "filter",
+    "generic-word",
+    "multilingual",
+    "crosslingual",
 }
 MIN_PER_CATEGORY = {c: 12 for c in CATEGORIES} | {"multilingual": 10, "crosslingual": 10}
 LANGUAGES = {"en", "ru", "de", "fr", "es", "ja", "zh"}
-MEMORY_FIELDS = {"id", "content", "type", "project", "tags", "files", "event_at", "supersedes", "language"}
+MEMORY_FIELDS = {
+    "id",
+    "content",
+    "type",
+    "project",
+    "tags",
+    "files",
+    "event_at",
+    "supersedes",
+    "language",
+}
 QUERY_FIELDS = {"id", "query", "relevant", "filters", "category", "forbidden"}
 FILTER_FIELDS = {"type", "project", "since", "until"}
 TODAY = dt.date(2026, 11, 25)
@@ -156,9 +182,8 @@ def check(directory: Path) -> int:
                 errors.append(f"{qid}: relevant {rid} is superseded by {superseded[rid]}")
         if cat in ("trap", "supersede") and not forb:
             errors.append(f"{qid}: a {cat} query needs forbidden ids")
-        if cat == "supersede":
-            if not any(f in superseded for f in forb):
-                errors.append(f"{qid}: supersede query forbids no superseded memory")
+        if cat == "supersede" and not any(f in superseded for f in forb):
+            errors.append(f"{qid}: supersede query forbids no superseded memory")
         filters = q.get("filters", {})
         if not isinstance(filters, dict):
             errors.append(f"{qid}: filters must be an object")
@@ -178,9 +203,14 @@ def check(directory: Path) -> int:
             if m is None:
                 continue
             if "type" in filters and m["type"] != filters["type"]:
-                errors.append(f"{qid}: relevant {rid} is a {m['type']}, filter wants {filters['type']}")
+                errors.append(
+                    f"{qid}: relevant {rid} is a {m['type']}, filter wants {filters['type']}"
+                )
             if "project" in filters and m.get("project") != filters["project"]:
-                errors.append(f"{qid}: relevant {rid} is in {m.get('project')}, filter wants {filters['project']}")
+                errors.append(
+                    f"{qid}: relevant {rid} is in {m.get('project')},"
+                    f" filter wants {filters['project']}"
+                )
             d = _date(m.get("event_at"))
             if "since" in filters and (d is None or d < _date(filters["since"])):
                 errors.append(f"{qid}: relevant {rid} ({d}) is before since {filters['since']}")
@@ -209,18 +239,28 @@ def check(directory: Path) -> int:
     for cat in sorted(CATEGORIES):
         print(f"  {cat:14s} {per_cat[cat]:4d}")
     print("memories per type:")
-    for t, n in sorted(collections.Counter(m["type"] for m in by_id.values() if m.get("type") in TYPES).items()):
+    for t, n in sorted(
+        collections.Counter(m["type"] for m in by_id.values() if m.get("type") in TYPES).items()
+    ):
         print(f"  {t:16s} {n:4d}")
     print("memories per project:")
-    for p, n in sorted(collections.Counter(m.get("project", "(global)") for m in by_id.values()).items()):
+    for p, n in sorted(
+        collections.Counter(m.get("project", "(global)") for m in by_id.values()).items()
+    ):
         print(f"  {p:18s} {n:4d}")
-    print("memories per language: " + ", ".join(f"{k} {v}" for k, v in sorted(langs.items()))
-          + f"  (non-English {100 * non_en / max(len(by_id), 1):.1f}%)")
+    print(
+        "memories per language: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(langs.items()))
+        + f"  (non-English {100 * non_en / max(len(by_id), 1):.1f}%)"
+    )
     dates = sorted(d for d in (_date(m.get("event_at")) for m in by_id.values()) if d)
     if dates:
         print(f"event_at: {len(dates)} dated, {dates[0]} .. {dates[-1]}")
     used = {r for q in queries for r in q.get("relevant", [])}
-    print(f"memories that answer at least one query: {len(used & set(by_id))}; pure distractors: {len(set(by_id) - used)}")
+    print(
+        f"memories that answer at least one query: {len(used & set(by_id))};"
+        f" pure distractors: {len(set(by_id) - used)}"
+    )
     if errors:
         print(f"\n{len(errors)} problem(s):", file=sys.stderr)
         for e in errors:
