@@ -86,6 +86,11 @@ def test_related_aging_summaries_merge_and_unconsolidate_restores_them_exactly(l
     assert everything(lc) == before
     with pytest.raises(NotFoundError):
         lc.resolve(merged.id)
+    # the undo sticks: automatic upkeep, past the grace period, does not merge them again
+    clock.advance(days=40)
+    assert lc.upkeep("manual")["consolidate"]["created"] == []
+    assert not any("consolidated_into" in lc.resolve(m.id).meta for m in sources)
+    assert len(lc.consolidate(dry_run=True).created) == 1  # an explicit consolidate still may
 
 
 def test_unconsolidate_refuses_a_plain_memory(lc):

@@ -9,6 +9,7 @@ meta, and `unconsolidate` puts every one of them back exactly as it was.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -156,9 +157,11 @@ def plan(service: Engram, settings: Settings, *, dry_run: bool, project: str | N
         report.notes.append(f"dry run: shows the deterministic merge; the real run asks"
                             f" {settings.summariser} to write it")
     groups: dict[tuple[str | None, str, str, str | None], list[Memory]] = defaultdict(list)
+    undone = set(undone_ids(service)) if automatic else set()
     for memory in gc.active_memories(service, project):
         if eligible(memory, now, settings) and not (
-            automatic and policy.arrived_lately(memory, now, settings.grace_days)
+            automatic and (policy.arrived_lately(memory, now, settings.grace_days)
+                           or memory.id in undone)
         ):
             # never merged across owners or scopes: a personal memory stays its owner's
             groups[(memory.project, memory.type, memory.scope, memory.owner)].append(memory)
@@ -232,6 +235,20 @@ def apply(service: Engram, report: Report) -> None:
                 service.store.update(source)  # type: ignore[arg-type]
 
 
+UNDONE_KEY = "unconsolidated"  # store metadata: ids a user took back out of a merge
+MAX_UNDONE = 10_000
+
+
+def undone_ids(service: Engram) -> list[str]:
+    """Memories a user restored with `unconsolidate`: upkeep leaves them unmerged."""
+    raw = service.store.get_meta(UNDONE_KEY)
+    try:
+        ids = json.loads(raw) if raw else []
+    except ValueError:
+        return []
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
 def unconsolidate(service: Engram, memory_id: str) -> list[Memory]:
     """Put the sources back exactly as they were and remove the consolidated memory.
 
@@ -265,4 +282,8 @@ def unconsolidate(service: Engram, memory_id: str) -> list[Memory]:
             service.store.update(before)
             restored.append(before)
         service.store.delete(memory.id)
+        # an undo sticks: automatic upkeep does not merge these again (an explicit
+        # `engram consolidate` still may)
+        kept = list(dict.fromkeys([*undone_ids(service), *(m.id for m in restored)]))
+        service.store.set_meta(UNDONE_KEY, json.dumps(kept[-MAX_UNDONE:]))
     return restored
