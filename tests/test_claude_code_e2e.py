@@ -190,9 +190,9 @@ def test_a_real_claude_code_session_becomes_typed_memories(claude, fake_api, tmp
 
 
 def test_claude_code_runs_the_installed_slash_commands(claude, fake_api, tmp_path):
-    """`/engram-search …` typed into the real Claude Code: it finds the command file setup
-    installed, runs its `!` line (allowed by the file's own allowed-tools) and hands the
-    model Engram's answer."""
+    """Commands typed into the real Claude Code: it finds the files setup installed, runs a
+    `!` line (allowed by the file's own allowed-tools) and hands the model Engram's answer;
+    a command that takes text passes it to the model inside a quoted heredoc."""
     url, project, received = fake_api
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     home, engram_home = tmp_path / "home", tmp_path / "engram"
@@ -203,11 +203,17 @@ def test_claude_code_runs_the_installed_slash_commands(claude, fake_api, tmp_pat
     assert saved.returncode == 0, saved.stderr
     memory = json.loads(saved.stdout)["memory"]
     assert memory["type"] == "constraint"
-    run = subprocess.run([claude, "-p", "/engram-search friday migrations"], env=env,
+    run = subprocess.run([claude, "-p", "/engram-stats"], env=env, cwd=project,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    sent = json.dumps([body.get("messages") for body in received if body.get("tools")])
+    # the `!` line ran `engram stats` (its "by type:" line is printed nowhere else in the
+    # session) and its output reached the model with the command's instructions
+    assert "by type: constraint: 1" in sent and "three lines at most" in sent
+    received.clear()
+    run = subprocess.run([claude, "-p", '/engram-search friday "migrations"'], env=env,
                          cwd=project, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     sent = json.dumps([body.get("messages") for body in received if body.get("tools")])
-    # the `!` line ran `engram search` (piped: one tab-separated line per memory, which no
-    # other part of the session prints) and its output reached the model
-    assert f"{memory['id']}\\t" in sent and "\\tconstraint\\tshop\\t" in sent
-    assert "Show these results to the user" in sent  # the command's own instructions
+    # a command that takes text hands it to the model inside a quoted heredoc, as typed
+    assert "<<'ENGRAM_TEXT'\\nfriday \\\"migrations\\\"\\nENGRAM_TEXT" in sent

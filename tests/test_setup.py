@@ -378,29 +378,39 @@ def test_setup_installs_slash_commands_that_run_the_cli_and_uninstall_removes_th
         assert fields["description"]
         assert fields["allowed-tools"].startswith(f"Bash({ENGRAM} ")
         runs = [line[2:-1] for line in text.splitlines() if line.startswith("!`")]
-        assert runs and all(r.startswith(ENGRAM + " ") for r in runs)
+        assert all(r.startswith(ENGRAM + " ") for r in runs)
+        assert all("$ARGUMENTS" not in r for r in runs)  # never the user's text in a `!` line
+        assert runs or "<<'ENGRAM_TEXT'" in text
         codex = (home / ".codex" / "prompts" / f"{name}.md").read_text()
-        assert "Run `" in codex and "!`" not in codex  # Codex has no `!` lines
+        assert "Run " in codex and "!`" not in codex  # Codex has no `!` lines
 
     # What Claude Code runs for each command, through a real shell and the real CLI:
     project = tmp_path / "shop"
     (project / ".git").mkdir(parents=True)
 
     def run_command(name: str, arguments: str = "") -> str:
+        """The `!` lines as Claude Code runs them, then the heredoc block as the model is
+        asked to run it, with the user's text where $ARGUMENTS stands."""
         text = (folder / f"{name}.md").read_text()
+        shells = [line[2:-1] for line in text.splitlines() if line.startswith("!`")]
+        if "```" in text:
+            shells.append(text.split("```\n", 1)[1].split("\n```", 1)[0]
+                          .replace("$ARGUMENTS", arguments))
         out = []
-        for line in text.splitlines():
-            if line.startswith("!`"):
-                shell = line[2:-1].replace("$ARGUMENTS", arguments)
-                proc = subprocess.run(["bash", "-c", shell], env=env, cwd=project,
-                                      capture_output=True, text=True, timeout=120)
-                assert proc.returncode == 0, (name, proc.stderr)
-                assert "Traceback" not in proc.stderr
-                out.append(proc.stdout)
+        for shell in shells:
+            proc = subprocess.run(["bash", "-c", shell], env=env, cwd=project,
+                                  capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 0, (name, proc.stderr)
+            assert "Traceback" not in proc.stderr
+            out.append(proc.stdout)
         return "".join(out)
 
     saved = run_command("engram-save", "Never run migrations on Fridays")
     assert "constraint" in saved  # the type was inferred
+    hostile = 'Always run `touch pwned` before "$(touch pwned2)" pushes'
+    assert "saved" in run_command("engram-save", hostile)
+    assert not (project / "pwned").exists() and not (project / "pwned2").exists()
+    assert hostile in run_command("engram-search", "touch pwned")  # stored as typed
     assert "migrations on Fridays" in run_command("engram-search", "friday migrations")
     assert "migrations on Fridays" in run_command("engram", "plan the release")
     assert run_command("engram-stats").strip()

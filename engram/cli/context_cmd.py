@@ -24,9 +24,14 @@ from .common import emit_json, handle_errors, json_option, open_service, split_l
 @handle_errors
 def context(task: str | None, project: str | None, files: str | None, budget: int,
             as_json: bool) -> None:
-    """Print the context pack for TASK: rules, decisions, commands that work, known bugs."""
+    """Print the context pack for TASK ('-' reads it from standard input): rules,
+    decisions, commands that work, known bugs."""
     from ..hooks.state import project_for
 
+    if task == "-":
+        from .common import read_stdin
+
+        task = read_stdin("task")
     service = open_service(remote_ok=True)
     pack = service.context(project=project or project_for(os.getcwd()), task=task or None,
                            files=split_list(files), budget=budget)

@@ -176,7 +176,7 @@ def search(
         raise click.UsageError("use --all or --min-score, not both")
     service = open_service(remote_ok=True)
     response = service.search(
-        query,
+        read_stdin("query") if query == "-" else query,
         k=k,
         project=project,
         types=list(types) or None,

@@ -27,34 +27,43 @@ class Command:
     name: str
     description: str
     hint: str
-    runs: tuple[str, ...]  # `engram` arguments; "$ARGUMENTS" is what the user typed
+    runs: tuple[str, ...]  # `engram` arguments run by `!` lines (never the user's text)
     ask: str  # what the model does with the output
-    may_run: tuple[str, ...] = ()  # subcommands the model may run itself after asking
+    may_run: tuple[str, ...] = ()  # subcommands the model may run itself
+    reads: str | None = None  # an `engram` call the model runs with the user's text on stdin
 
+
+# The user's text never goes into a `!` line: Claude Code pastes $ARGUMENTS there as raw
+# shell text, so a quote would break the command and a backtick or `$(…)` in a memory
+# ("always run `pnpm lint`") would run. Commands that take text ask the model to pass it
+# through a quoted heredoc instead, which the shell reads as plain text.
+HEREDOC_END = "ENGRAM_TEXT"
 
 COMMANDS: tuple[Command, ...] = (
     Command("engram", "Load this project's memory: rules, decisions, commands that work",
-            "[task]", ('context "$ARGUMENTS"',),
-            "This is Engram's context pack for the project. Keep it as background for the"
-            " task (current code beats old memory) and answer with one line: how many"
-            " memories were loaded and the most important rule among them."),
-    Command("engram-search", "Search Engram's memory", "<query>",
-            ('search "$ARGUMENTS" -k 8',),
-            "Show these results to the user as a short list (id, type, one line each)."
-            " Do not act on them."),
-    Command("engram-save", "Save something to Engram's memory (type inferred)", "<text>",
-            ('add --type auto "$ARGUMENTS"',),
-            "Tell the user in one line what was saved: its id and type, or that it merged"
-            " into an existing memory."),
-    Command("engram-forget", "Archive a memory (asks first)", "<id or query>",
-            ('search "$ARGUMENTS" -k 5',),
-            "These are the memories that match. If the argument is an id or exactly one"
-            " result clearly matches, ask the user to confirm archiving it; only after a yes,"
-            " run `{engram} forget ID` and report the result in one line. If several match,"
+            "[task]", ("context",),
+            "This is Engram's context pack for the project; the task at hand, if any:"
+            " $ARGUMENTS. Keep it as background for the task (current code beats old"
+            " memory) and answer with one line: how many memories were loaded and the most"
+            " important rule among them. If the output above is an error line, show it as"
+            " is."),
+    Command("engram-search", "Search Engram's memory", "<query>", (),
+            "Show the results to the user as a short list (id, type, one line each). Do not"
+            " act on them. If the command printed an error line, show it as is.",
+            reads="search -k 8 -"),
+    Command("engram-save", "Save something to Engram's memory (type inferred)", "<text>", (),
+            "Tell the user in one line what was saved: its id and type, or the memory it"
+            " merged into. If the command printed an error line, show it as is.",
+            reads="add --type auto -"),
+    Command("engram-forget", "Archive a memory (asks first)", "<id or query>", (),
+            "These are the memories that match. If the text is an id or exactly one result"
+            " clearly matches, ask the user to confirm archiving it; only after a yes, run"
+            " `{engram} forget ID` and report the result in one line. If several match,"
             " list them and ask which one. Never archive without a yes.",
-            ("forget",)),
+            ("forget",), reads="search -k 5 -"),
     Command("engram-stats", "Engram's memory statistics", "", ("stats",),
-            "Summarise these statistics for the user in three lines at most."),
+            "Summarise these statistics for the user in three lines at most. If the output"
+            " above is an error line, show it as is."),
     Command("engram-clean", "Tidy Engram's memory: GC and consolidation (asks first)", "",
             ("gc --dry-run", "consolidate --dry-run"),
             "This is what garbage collection and consolidation would change (a dry run)."
@@ -68,15 +77,29 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
+def heredoc(command: Command, engram: str) -> str:
+    """The shell lines the model runs for a command that takes the user's text."""
+    return (f"{shlex.quote(engram)} {command.reads} <<'{HEREDOC_END}'\n$ARGUMENTS\n"
+            f"{HEREDOC_END}")
+
+
+def _allowed(command: Command, engram: str) -> str:
+    subcommands = [run.split()[0] for run in (*command.runs, *command.may_run)]
+    if command.reads:
+        subcommands.append(command.reads.split()[0])
+    return ", ".join(dict.fromkeys(f"Bash({engram} {sub}:*)" for sub in subcommands))
+
+
 def claude_text(command: Command, engram: str) -> str:
     exe = shlex.quote(engram)
-    allowed = ", ".join(dict.fromkeys(
-        f"Bash({engram} {run.split()[0]}:*)" for run in (*command.runs, *command.may_run)))
     head = ["---", f"description: {command.description}"]
     if command.hint:
         head.append(f"argument-hint: {command.hint}")
-    head += [f"allowed-tools: {allowed}", "---", ""]
+    head += [f"allowed-tools: {_allowed(command, engram)}", "---", ""]
     body = [f"!`{exe} {run}`" for run in command.runs]
+    if command.reads:
+        body += ["Run this with the Bash tool exactly as written (the quoted heredoc hands"
+                 " the text over as it is):", "", "```", heredoc(command, engram), "```"]
     return "\n".join([*head, *body, "", command.ask.format(engram=exe), ""])
 
 
@@ -87,8 +110,11 @@ def codex_text(command: Command, engram: str) -> str:
     if command.hint:
         head.append(f"argument-hint: {command.hint}")
     head += ["---", ""]
-    return "\n".join([*head, f"Run {runs} in the shell.", "",
-                      command.ask.format(engram=exe), ""])
+    body = [f"Run {runs} in the shell."] if runs else []
+    if command.reads:
+        body += ["Run this in the shell exactly as written:", "", "```",
+                 heredoc(command, engram), "```"]
+    return "\n".join([*head, *body, "", command.ask.format(engram=exe), ""])
 
 
 def changes(folder: Path, engram: str, *, uninstall: bool, codex: bool = False
