@@ -133,13 +133,12 @@ def block_text(service: Any, project: str | None, budget: int = DEFAULT_BUDGET) 
 
 
 def with_block(current: str, block: str) -> str:
-    """`current` with the generated block replaced (or appended), the rest untouched."""
+    """`current` with the generated block replaced, or put first (Claude Code reads only
+    the first 200 lines of MEMORY.md); the user's text is untouched either way."""
     wrapped = f"{BEGIN}\n{block}{END}\n"
     if _BLOCK_RE.search(current):
         return _BLOCK_RE.sub(lambda _: wrapped, current, count=1)
-    separator = "" if not current or current.endswith("\n\n") else (
-        "\n" if current.endswith("\n") else "\n\n")
-    return f"{current}{separator}{wrapped}"
+    return f"{wrapped}\n{current}" if current else wrapped
 
 
 def sync(service: Any, *, project: str | None, folder: Path, dry_run: bool = False,

@@ -50,7 +50,9 @@ def test_sync_writes_a_delimited_block_and_leaves_the_users_text_alone(shop):
     assert (folder / "MEMORY.md").read_text() == USER_TEXT  # a dry run writes nothing
     assert cli(env, project, "sync").returncode == 0
     text = (folder / "MEMORY.md").read_text()
-    assert text.startswith(USER_TEXT)  # the user's own text, byte for byte, first
+    # first (Claude Code reads only MEMORY.md's first 200 lines); the user's text after it,
+    # byte for byte
+    assert text.startswith(BEGIN) and text.endswith("\n" + USER_TEXT)
     block = text[text.index(BEGIN):text.index(END)]
     assert "Current code beats old memory" in block  # headed by the authority rule
     assert f"Never run migrations on Fridays (`{rule['id']}`)" in block
@@ -105,4 +107,4 @@ def test_upkeep_refreshes_synced_files_only_when_the_user_turned_it_on(shop):
         "[memory_files]\nsync_after_upkeep = true\n")
     assert run_cli(env, "gc", "--upkeep", "manual").returncode == 0
     assert "Never deploy on Fridays" in (folder / "MEMORY.md").read_text()
-    assert (folder / "MEMORY.md").read_text().startswith(USER_TEXT)
+    assert (folder / "MEMORY.md").read_text().endswith("\n" + USER_TEXT)
