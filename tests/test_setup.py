@@ -416,6 +416,14 @@ def test_setup_installs_slash_commands_that_run_the_cli_and_uninstall_removes_th
     assert run_command("engram-stats").strip()
     assert run_command("engram-clean").strip()
     assert run_command("engram-forget", "friday migrations").strip()
+    # a `!` line whose command fails still says why, in one line (Claude Code drops the
+    # output of a line that exits non-zero)
+    broken = tmp_path / "not-a-store.db"
+    broken.write_bytes(b"this is not a database" * 100)
+    env["ENGRAM_DB"] = str(broken)
+    said = run_command("engram-stats")
+    assert said.startswith("engram: error: ") and said.count("\n") == 1
+    del env["ENGRAM_DB"]
 
     proc = run_cli(env, "setup", "--agent", "claude", "--agent", "codex", "--uninstall")
     assert proc.returncode == 0, proc.stderr

@@ -61,10 +61,14 @@ class LazyGroup(click.Group):
               help="Store file (default: $ENGRAM_HOME/memory.db, ~/.engram/memory.db), or"
                    " a postgresql://user:password@host:port/db URL.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
+@click.option("--errors-on-stdout", "errors_on_stdout", is_flag=True, hidden=True,
+              help="Print a failure as one 'engram: error: …' line on stdout and exit 0"
+                   " (for the slash commands' ! lines, whose failures Claude Code drops).")
 @click.version_option(package_name="engram", prog_name="engram")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, as_json: bool) -> None:
+def cli(ctx: click.Context, db: str | None, as_json: bool, errors_on_stdout: bool) -> None:
     """Long-term memory for AI coding agents."""
     ctx.ensure_object(dict)
     ctx.obj["db"] = db
     ctx.obj["json"] = as_json
+    ctx.obj["errors_on_stdout"] = errors_on_stdout

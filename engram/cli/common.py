@@ -70,6 +70,10 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except (ValidationError, NotFoundError, ConflictError, StoreError, EngramError) as exc:
+            root = click.get_current_context().find_root()
+            if root.obj and root.obj.get("errors_on_stdout"):
+                click.echo(f"engram: error: {exc}")  # a slash command's ! line shows it
+                sys.exit(0)
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
 

@@ -83,11 +83,18 @@ def heredoc(command: Command, engram: str) -> str:
             f"{HEREDOC_END}")
 
 
+# `!` lines run with this flag: Claude Code drops a failing line's output, so a failure
+# is printed as one "engram: error: …" line on stdout instead (exit 0).
+BANG = "--errors-on-stdout"
+
+
 def _allowed(command: Command, engram: str) -> str:
-    subcommands = [run.split()[0] for run in (*command.runs, *command.may_run)]
+    allowed = [f"Bash({engram} {BANG} {run.split()[0]}:*)" for run in command.runs]
+    subcommands = [sub.split()[0] for sub in command.may_run]
     if command.reads:
         subcommands.append(command.reads.split()[0])
-    return ", ".join(dict.fromkeys(f"Bash({engram} {sub}:*)" for sub in subcommands))
+    allowed += [f"Bash({engram} {sub}:*)" for sub in subcommands]
+    return ", ".join(dict.fromkeys(allowed))
 
 
 def claude_text(command: Command, engram: str) -> str:
@@ -96,7 +103,7 @@ def claude_text(command: Command, engram: str) -> str:
     if command.hint:
         head.append(f"argument-hint: {command.hint}")
     head += [f"allowed-tools: {_allowed(command, engram)}", "---", ""]
-    body = [f"!`{exe} {run}`" for run in command.runs]
+    body = [f"!`{exe} {BANG} {run}`" for run in command.runs]
     if command.reads:
         body += ["Run this with the Bash tool exactly as written (the quoted heredoc hands"
                  " the text over as it is):", "", "```", heredoc(command, engram), "```"]
