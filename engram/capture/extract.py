@@ -626,9 +626,7 @@ class Extractor:
             if event.kind != "compaction" or not event.text:
                 continue
             for error, fix in summary_fixes(event.text):
-                names = _NAME_RE.findall(f"{error} {fix}")
-                if any(sum(n.lower() in k for n in names) >= min(2, len(names)) for k in known
-                       ) if names else False:
+                if _named_in(_NAME_RE.findall(f"{error} {fix}"), known):
                     continue
                 content = shorten(f"{error}: {fix}", MAX_FIX_CHARS)
                 known.append(content.lower())
@@ -880,6 +878,13 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     findings = _unique(extractor.findings)
     started = next((e.at for e in session.events if e.at), None)
     return Extraction(findings, _summary(extractor, turns, files), files, started, False)
+
+
+def _named_in(names: list[str], told: list[str]) -> bool:
+    """Whether one of the texts already told names this error: two of its names (or its
+    only one)."""
+    need = min(2, len(names))
+    return bool(names) and any(sum(n.lower() in text for n in names) >= need for text in told)
 
 
 def _delegated(sub: Session, parent: Extractor) -> list[str]:
