@@ -38,7 +38,10 @@ HALVES = ("real", "written", "heldout", "blind")
 #: Blind sessions whose details were read while changing capture (README: "Split since its
 #: first run"); the rest of the blind half stays sealed and is reported apart.
 BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansible-nginx-fr",
-                       "swiftui-offline-zh", "deno-permissions-explain-en"})
+                       "swiftui-offline-zh", "deno-permissions-explain-en",
+                       # opened on 2026-11-25, the four sealed sessions that scored lowest
+                       "nix-flake-plan-ko", "plpgsql-audit-mixed-de-en", "godot-inventory-pl",
+                       "unity-pooling-subagent-en"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
@@ -429,8 +432,10 @@ def details(outcome: Outcome) -> str:
         if item.get("required", True) and item["id"] not in outcome.matched_items:
             what = item.get("note") or item.get("command") or item.get("match")
             lines.append(f"  MISSED {item['type']}: {what}")
-    for memory in outcome.unmatched_memories:
-        lines.append(f"  EXTRA  {memory.type}: {' '.join(memory.content.split())[:220]}")
+    unmatched = {id(memory) for memory in outcome.unmatched_memories}
+    for memory in outcome.stored:
+        label = "EXTRA" if id(memory) in unmatched else "KEPT "
+        lines.append(f"  {label}  {memory.type}: {' '.join(memory.content.split())[:220]}")
     for command in outcome.broken_commands:
         lines.append(f"  BROKEN {command}")
     for secret in outcome.secrets:

@@ -49,6 +49,8 @@ SESSION = "0f6c1d2e-3a4b-4c5d-8e9f-a0b1c2d3e4f5"
     ("python -c 'import sys; print(sys.argv)' a\\ b",
      "python -c 'import sys; print(sys.argv)' a\\ b"),
     ("ruff check . || ruff check --fix .", "ruff check . || ruff check --fix ."),
+    ("Unity -batchmode -runTests -testResults /tmp/r.xml; head -2 /tmp/r.xml",
+     "Unity -batchmode -runTests -testResults /tmp/r.xml"),
 ])
 def test_commands_are_stored_as_typed_without_presentation_tails(typed, stored):
     assert normalize_command(typed, CWD) == stored
@@ -470,6 +472,16 @@ def test_a_background_run_still_running_has_no_verdict():
     ("sed -n 1,5p test", None),
     ("cat test", None),
     ("git diff --check", None),
+    # run inside an environment: the command inside decides
+    ("nix develop -c cargo test", "test"),
+    ("nix-shell --run 'make check'", "lint"),
+    # a program run on the project's tests is a test run, whatever its name
+    ("pg_prove -d shop_dev tests/audit_test.sql", "test"),
+    ("godot --headless -s addons/gut/gut_cmdln.gd -gdir=res://test -gexit", "test"),
+    ("Unity -batchmode -projectPath . -runTests -testPlatform EditMode", "test"),
+    ("cat tests/audit_test.sql", None),
+    ("git add tests/", None),
+    ("vim tests/test_api.py", None),
 ])
 def test_toolchains_nobody_listed_are_still_recognised_as_recipes(command, kind):
     from engram.hooks.triage import command_kind
@@ -539,6 +551,11 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("the tests fail since yesterday", None),
     ("don't worry about the docs", None),
     ("Я не знаю, почему это падает", None),
+    ("Pin nixpkgs to nixos-24.05, unstable broke openssl last year", "constraint"),
+    ("u nas nie używamy autoloadów do stanu gry", "constraint"),
+    ("zapisu ekwipunku do pliku jeszcze nie podpięłam, to jutro", None),
+    ("Non usare mai print per il logging, da noi si usa structlog", "constraint"),
+    ("unstable 채널은 쓰지 마세요", "constraint"),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -816,6 +833,37 @@ def test_a_reported_bug_seen_before_its_fix_passed_becomes_the_fix_not_a_second_
         [bug] = service.list(types=["bug_note"])
         assert bug.id == early.id
         assert "KeyError: charge" in bug.content and "payment_intent" in bug.content
+
+
+@pytest.mark.parametrize("correction", [
+    "nein, wrong — wir haben keine hstore extension und wollen auch keine. use jsonb",
+    "no, not a new table: keep the audit rows in the events table we already have",
+])
+def test_a_proposal_the_user_corrects_before_any_edit_is_a_decision_in_their_words(correction):
+    session = (
+        Session().prompt("we need an audit log of who changed orders")
+        .say("Plan: an audit.log table, with the old and new rows stored as hstore so changed "
+             "fields can be compared with the - operator.")
+        .prompt(correction)
+        .say("Okay, switching to that.")
+        .edit("deploy/audit.sql")
+        .say("Done.")
+    )
+    decisions = found(session.extract(), "decision")
+    assert any(d.startswith(correction[:40]) and "instead of: Plan: an audit.log" in d
+               for d in decisions)
+
+
+def test_a_go_ahead_or_a_correction_of_finished_work_is_not_a_corrected_proposal():
+    session = (
+        Session().prompt("we need an audit log of who changed orders")
+        .say("Plan: an audit.log table, with the old and new rows stored as hstore so changed "
+             "fields can be compared with the - operator.")
+        .prompt("no worries, go ahead with that plan as written")
+        .edit("deploy/audit.sql")
+        .say("Done.")
+    )
+    assert not any("instead of:" in d for d in found(session.extract(), "decision"))
 
 
 @pytest.mark.parametrize("reply", [

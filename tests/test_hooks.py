@@ -477,6 +477,10 @@ def test_destructive_commands_are_never_verifiable(command):
                 "service: Class constructors cannot be invoked without 'new'"}, False),
     ("Error: Exit code 1", False),
     (None, False),
+    # a test report read back with `; head report.xml` after a runner that exits 0
+    ({"stdout": '<test-run id="2" result="Failed(Child)" total="19" passed="18" failed="1">'},
+     False),
+    ({"stdout": '<testsuite name="api" tests="4" failures="0" errors="0">'}, True),
 ])
 def test_bash_success_from_claude_codes_tool_response(response, ok):
     assert triage.bash_succeeded(response) is ok

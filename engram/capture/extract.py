@@ -78,6 +78,7 @@ MAX_DECISIONS = 8
 MAX_TODOS = 10
 MIN_WRAP_UP_CHARS = 80
 LONG_TEXT_CHARS = 300  # a text this long after edits is a summary, wherever it stands
+MIN_CORRECTION_CHARS = 30  # "no" alone turns something down without saying what instead
 
 
 @dataclass
@@ -490,6 +491,23 @@ class Extractor:
                              files=previous.files(self), problem=shorten(why, 400),
                              importance=0.55))
 
+    def corrections(self, turns: list[_Turn]) -> None:
+        """The user turning down what the assistant proposed, before anything was changed,
+        and saying what to do instead ("no, wrong — use jsonb, keep only the diff"): the
+        choice made, in the user's words, with what it replaced."""
+        for proposal, turn in zip(turns, turns[1:], strict=False):
+            prompt, closing = turn.opener, proposal.closing()
+            if prompt is None or prompt.kind != "prompt" or closing is None or proposal.edited:
+                continue
+            if len(prompt.text) < MIN_CORRECTION_CHARS or not turn.worked or not (
+                lexicon.CORRECTION_RE.match(prompt.text)
+            ):
+                continue
+            proposed = gist_of([closing.text], 200)
+            content = f"{shorten(prompt.text, 400)} — instead of: {proposed}"
+            self.add(Finding("decision", content, "correction", at=prompt.at,
+                             files=turn.files(self), importance=0.7, anchor=prompt.position))
+
     def last_change_reason(self, turn: _Turn) -> str:
         """What the assistant said right before the last edit of a turn: the approach."""
         edit = next((e for e in reversed(turn.events) if e.tool is not None
@@ -855,6 +873,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.reported_bugs(turns)
     extractor.reverts()
     extractor.not_working(turns)
+    extractor.corrections(turns)
     extractor.abandoned()
     extractor.decisions(turns)
     extractor.commits()

@@ -4,7 +4,8 @@ Capture reads structure first (a failure, edits, the same command passing; an ed
 reverted; an answer to a question). Words decide only what structure cannot: whether a
 sentence a user typed states a lasting rule, whether the text before an edit gives a
 reason, whether a wrap-up leaves something open. Each list covers English, Russian,
-German, French, Spanish, Portuguese, Chinese and Japanese; patterns are matched
+German, French, Spanish, Portuguese, Chinese and Japanese, and the commonest phrasings in
+Italian, Polish and Korean; patterns are matched
 case-insensitively, with word boundaries only where the script has spaces.
 """
 
@@ -29,7 +30,9 @@ _LASTING = _words(
     r"каждый раз", r"(в )?(этом|этого|нашем|нашего) (репо|репозитори|проект)",
     r"у нас (принято|так)",
     # de
-    r"\bimmer\b(?! noch)", r"\bniemals\b", r"\bnie\b", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
+    r"\bimmer\b(?! noch)", r"\bniemals\b",
+    # German "nie" (never), not the Polish "nie" (not): no Polish letters in the sentence
+    r"\bnie\b(?![^.!?\n]*[ąęłńśźżć])", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
     r"\bkünftig\b", r"\bin zukunft\b", r"\bgrundsätzlich\b", r"\bjedes mal\b",
     r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b", r"\bacá\b", r"\baquí\b",
     r"\baqui\b",
@@ -44,6 +47,10 @@ _LASTING = _words(
     r"\ben adelante\b", r"\bcada vez\b", r"\ben este (repo|proyecto)\b",
     r"\bsempre\b", r"\ba partir de agora\b", r"\bdaqui (pra|para) frente\b",
     r"\bneste (repo|projeto)\b", r"\btoda vez\b",
+    # it / pl / ko
+    r"\bmai\b", r"\bd'ora in poi\b", r"\bda ora in poi\b", r"\bda noi\b",
+    r"\bin questo (repo|progetto)\b", r"\bnigdy\b", r"\bzawsze\b", r"\bod teraz\b",
+    r"\bu nas\b", r"\bw tym (repo|projekcie)\b", r"항상", r"절대", r"앞으로", r"매번", r"우리 팀",
     # zh / ja
     r"总是", r"始终", r"一律", r"永远", r"以后", r"今后", r"从现在开始", r"从今以后", r"每次",
     r"(这个|我们的)?(仓库|项目)里", r"このリポジトリ", r"このプロジェクトでは",
@@ -58,7 +65,7 @@ _BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdo not\b", r"\bshould never\b",
     r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
-    r"\bno more\b", r"\bstick (to|with)\b", r"\bnever\b",
+    r"\bno more\b", r"\bstick (to|with)\b", r"\bnever\b", r"\bpin(ned)? (it |\S+ )?(to|at)\b",
     # a budget stated as acceptable: "15 minutes stale is fine", "bis 200 ms reicht"
     _BUDGET + r"[^.;!?]{0,60}\b(is|are) (fine|ok|okay|acceptable|good enough)\b",
     _BUDGET + r"[^.;!?]{0,60}\b(reicht|genügt|ist (ok|okay|in ordnung|akzeptabel))\b",
@@ -91,6 +98,12 @@ _OBLIGATION = _words(
     r"\bhay que\b", r"\btiene(s|n)? que\b", r"\bprohibido\b", r"\bevita",
     r"\bnão (use|usa|usamos|usar|faça|mexa|adicione|mude|suba|apague)\b", r"\bdeve(mos|m)?\b",
     r"\btem que\b", r"\bproibido\b",
+    # it / pl / ko
+    r"\bnon (usare|usiamo|toccare|aggiungere|fare|cambiare|committare|pushare|cancellare)\b",
+    r"\b(devi|dobbiamo|bisogna)\b", r"\bvietato\b", r"\bnie (używa|używaj|rób|dodawaj|ruszaj|"
+    r"zmieniaj|commituj|pushuj|usuwaj)\w*", r"\bnie wolno\b", r"\bmusi(sz|my)?\b", r"\bzakaz",
+    r"마세요", r"말아 ?주세요", r"하지 ?마", r"쓰지 ?마", r"안 ?됩니다", r"금지", r"반드시",
+    r"해야 ?(한다|합니다|해요)", r"고정해",
     # someone insisting (en, ru, de, fr/es/pt)
     r"\binsists?\b", r"\binsisting\b", r"настаива", r"bestehen? darauf", r"\binsist(e|ent|en)\b",
     # zh / ja
@@ -216,7 +229,8 @@ CAUSE_RE = re.compile(_words(
     r"потому что", r"так как", r"поскольку", r"из-за", r"\bweil\b", r"\bda (die|der|das|es|wir)\b",
     r"parce que", r"\bcar\b", r"puisque", r"\bporque\b", r"\bya que\b", r"\bpuesto que\b",
     r"\bpois\b", r"já que", r"因为", r"由于", r"ので", r"から、", r"ため、", r"ためです",
-    r"原因", r"理由",
+    r"原因", r"理由", r"\bperché\b", r"\bpoiché\b", r"\bquindi\b", r"\bponieważ\b",
+    r"\bbo\b", r"\bdlatego\b", r"때문에", r"그래서", r"이라서",
 ), re.IGNORECASE)
 # A limit of a tool or of the code: the other half of many reasons ("SQLite doesn't
 # support …", "the sandbox can't …").
@@ -244,7 +258,8 @@ PROBLEM_RE = re.compile(_words(
     r"schlägt fehl", r"stürzt ab", r"doppelt", r"erreur", r"plante", r"échoue", r"cassé",
     r"en double", r"deux fois", r"falla", r"roto", r"duplicad", r"dos veces", r"erro\b",
     r"quebr", r"duas vezes", r"报错", r"错误", r"失败", r"崩溃", r"重复", r"エラー", r"失敗",
-    r"落ちる", r"重複", r"バグ",
+    r"落ちる", r"重複", r"バグ", r"errore", r"duplicat", r"błąd", r"dubluj", r"podwójn",
+    r"에러", r"오류", r"깨져", r"중복",
 ), re.IGNORECASE)
 # A labelled line of a wrap-up that names a cause or a fix.
 # A labelled line of a wrap-up that states the fix: part of the bug, not a decision.
@@ -288,6 +303,7 @@ DEFER_RE = re.compile(_words(
     r"(оставим|отложим|сделаем) (на )?потом", r"в отдельном (пр|pr|коммите)", r"später",
     r"separaten (pr|commit)", r"plus tard", r"dans une (autre|prochaine) pr", r"más tarde",
     r"otro pr", r"depois", r"outro pr", r"以后再", r"下次", r"別のpr", r"後で",
+    r"più tardi", r"\bdomani\b", r"\bpóźniej\b", r"\bjutro\b", r"다음에", r"나중에",
     r"\bleave \S+( \S+)? (alone )?for now\b",
     # the person takes it on themselves: still open work, only not the agent's
     r"\bi'll (handle|take care of|deal with|sort out|follow up on) (the|that|it|this)\b",
@@ -347,12 +363,23 @@ DID_NOT_WORK_RE = re.compile(_words(
     r"\b(take|pull|rip) (it|that|this) out\b", r"\bremove (it|that|this)\b",
     r"\b(won't|wouldn't|doesn't|does not) (work|do|fly|help)\b", r"\bnot good( enough)?\b",
     r"\bno good\b", r"\bstill (slow|takes|too)\b",
+    r"non funziona", r"ancora (non|rotto|duplica)", r"nie działa", r"nadal", r"wciąż",
+    r"안 ?돼요", r"여전히", r"안 ?됩니다",
     r"не подойд", r"не годится", r"убери", r"откатывай", r"nicht gut", r"nimm (das|es) raus",
     r"reicht nicht", r"pas terrible", r"ne marchera pas", r"enlève", r"retire[sz]?[- ]le",
     r"no me vale", r"no vale", r"no servir[íi]a", r"no sirve", r"s[áa]calo", r"qu[íi]talo",
     r"não serve", r"não vai funcionar", r"tira (isso|isto)", r"不好", r"去掉", r"删掉",
     r"ダメ", r"だめ", r"外して",
 ), re.IGNORECASE)
+
+# A person turning down what the assistant just proposed: "no, wrong — use jsonb".
+CORRECTION_RE = re.compile(
+    r"^\W*(no(?! (worries|problem|rush|need|idea|clue)\b)|nope|nah|wrong|not quite|"
+    r"not like that|that's (wrong|not it)|actually,? no|нет|не так|неправильно|nein|falsch|"
+    r"nicht so|non|pas comme ça|faux|não|errado|nie|źle|sbagliato)(?!\w)|"
+    r"^\W*(不是|不对|不行|いいえ|違う|ちがう|아니|아뇨)",
+    re.IGNORECASE,
+)
 
 # The assistant giving an approach up (with structural evidence around it).
 ABANDON_RE = re.compile(_words(
@@ -418,7 +445,9 @@ STILL_OPEN_RE = re.compile(_words(
     r"ещё не", r"еще не", r"осталось", r"потом", r"позже", r"noch nicht", r"später", r"offen",
     r"pas encore", r"plus tard", r"reste à", r"todavía no", r"aún no", r"más tarde", r"pendiente",
     r"ainda não", r"mais tarde", r"pendente", r"还没", r"尚未", r"以后再", r"待(办|处理|定|修)",
-    r"まだ", r"後で", r"nie entfernt", r"никогда не (удаля|чист)", r"jamais (supprim|nettoy)",
+    r"まだ", r"後で", r"nie entfernt",
+    r"non ancora", r"ancora non", r"jeszcze nie", r"아직", r"никогда не (удаля|чист)",
+    r"jamais (supprim|nettoy)",
     r"nunca se (borran|eliminan|limpian)", r"nunca são (removid|limp)", r"从不(删除|清理)",
     r"未対応",
 ), re.IGNORECASE)

@@ -136,6 +136,8 @@ _FAILURE = (
     # "** TEST FAILED **", Ansible's "fatal: [host]: FAILED!", molecule's CRITICAL line.
     r"|:\d+(:\d+)?:\s+(fatal )?error:|\*\* [A-Z ]*FAILED \*\*|\bFAILED!|(^|\n)CRITICAL\b"
     r"|==\d+==\s*ERROR:|\b[1-9]\d* tests? failed\b"  # sanitizers; ctest's summary
+    # JUnit/NUnit XML reports (Unity, Gradle, Maven) and TAP harnesses (pg_prove, prove)
+    r"|\b(failures|failed|errors)=\"[1-9]\d*\"|\bresult=\"Failed|<failure[\s>]|\bResult: FAIL\b"
 )
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _ENV_ASSIGN = r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+"
@@ -176,14 +178,48 @@ def command_kind(command: str) -> str | None:
         segment = re.sub(r"^env\s+(?:(?:-u\s+\S+|-i|[A-Za-z_]\w*=\S*)\s+)*", "", segment)
         segment = patterns["env"].sub("", segment)
         segment = re.sub(r"^(cd\s+\S+|source\s+\S+|\.\s+\S+|time|timeout\s+\d+\w?)\s*", "", segment)
+        segment = _WRAPPER_RE.sub("", segment)
         if patterns["verifiable"].match(segment):
             kinds.append(_classify(segment))
+        elif _runs_tests(segment):
+            kinds.append("test")
     if not kinds:
         return None
     for kind in ("test", "lint", "build"):
         if kind in kinds:
             return kind
     return kinds[0]
+
+
+# Environments that run the real command inside them: `nix develop -c cargo test` is a
+# test run, as `cargo test` is.
+_WRAPPER_RE = re.compile(
+    r"^(nix\s+develop(\s+\S+)?\s+(-c|--command)|nix-shell\s+(\S+\s+)?--run|direnv\s+exec\s+\S+|"
+    r"opam\s+exec\s+--|devbox\s+run|xvfb-run(\s+-a)?|dotenv(\s+-e\s+\S+)?\s+--|"
+    r"mise\s+exec\s+--|asdf\s+exec|flox\s+activate\s+--)\s+['\"]?"
+)
+# Programs that take a test folder as an argument without running it.
+_NOT_A_RUNNER = frozenset("""
+cat ls grep rg find head tail less more echo printf git rm mv cp mkdir touch cd which man curl
+wget open code vim vi nano emacs sed awk wc file stat du diff tree bat jq tee xargs kill type
+source export gh chmod chown ln rsync scp tar zip unzip du fd sort uniq cut basename dirname
+realpath readlink test [ sqlite3 psql mysql docker kubectl
+""".split())  # noqa: SIM905 - a word list reads better as prose
+_TEST_TARGET_RE = re.compile(
+    r"(^|[/=:])(tests?|specs?|__tests__|testing)(/|$)|"  # a test folder: tests/, -gdir=res://test
+    r"(^|/)(test_\w+|\w+(_test|_spec|\.test|\.spec|Tests?))\.\w+$|"  # a test file
+    r"^-+run-?tests?$",  # a runner's flag: Unity's -runTests
+    re.IGNORECASE,
+)
+
+
+def _runs_tests(segment: str) -> bool:
+    """A program run on the project's tests (`pg_prove tests/audit_test.sql`, `godot -s
+    gut_cmdln.gd -gdir=res://test`, `Unity -runTests`) is a test run, whatever its name."""
+    words = segment.split()
+    if len(words) < 2 or words[0].rsplit("/", 1)[-1].lower() in _NOT_A_RUNNER:
+        return False
+    return any(_TEST_TARGET_RE.search(word.strip("'\"")) for word in words[1:])
 
 
 def _classify(segment: str) -> str:
