@@ -866,6 +866,41 @@ def test_a_go_ahead_or_a_correction_of_finished_work_is_not_a_corrected_proposal
     assert not any("instead of:" in d for d in found(session.extract(), "decision"))
 
 
+def test_a_change_the_user_says_did_not_work_and_that_was_undone_is_one_failed_attempt():
+    session = (
+        Session().prompt("picking up an item adds it to the inventory twice, sometimes")
+        .say("I suspect body_entered fires twice when the player enters with two collision "
+             "shapes. I'll add a _taken flag so the second signal does nothing.")
+        .edit("scripts/pickup.gd", "var item", "var item\nvar _taken := false")
+        .edit("scripts/pickup.gd", "if player:", "if _taken or not player:")
+        .say("Tests pass. The flag blocks a second add() from one pickup.")
+        .prompt("still duplicates. and the hud shows the icon in two slots")
+        .say("My fix missed: the Inventory node exists twice, in player.tscn and in "
+             "level_01.tscn. Reverting the _taken flag.")
+        .edit("scripts/pickup.gd", "if _taken or not player:", "if player:")
+        .edit("scripts/pickup.gd", "var item\nvar _taken := false", "var item")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "_taken" in attempt and "body_entered" in attempt
+
+
+def test_a_problem_the_assistant_agrees_with_is_a_bug_note_with_its_diagnosis():
+    session = (
+        Session().prompt("write a generic audit trigger for orders")
+        .say("Plan: one audit.log table and a trigger function that records the user.")
+        .edit("deploy/audit.sql")
+        .say("Deployed to dev, the pgTAP suite is green with 6 tests.")
+        .prompt("looked at staging: the user is 'shop_app' everywhere. the app connects "
+                "through pgbouncer with one database role")
+        .say("Right, current_user is useless here: every request shares the shop_app role. "
+             "The app has to set the user per transaction with SET LOCAL app.user_id.")
+        .edit("deploy/audit.sql", "current_user", "current_setting('app.user_id', true)")
+        .bash("pg_prove -d shop_dev tests/audit_test.sql", "All tests successful.")
+    )
+    [bug] = found(session.extract(), "bug_note")
+    assert "shop_app" in bug and "current_user is useless" in bug
+
+
 @pytest.mark.parametrize("reply", [
     "no, per-process cache means people see different numbers when they refresh. take it out",
     "sí, son 3 servidores y cada uno tiene su propio storage, así que el lock no serviría. "

@@ -75,9 +75,11 @@ SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
 MAX_FIX_CHARS = 600
 MAX_DECISIONS = 8
+MAX_APPROACH_CHARS = 300  # what was tried: the suspicion and the change it led to
 MAX_TODOS = 10
 MIN_WRAP_UP_CHARS = 80
 LONG_TEXT_CHARS = 300  # a text this long after edits is a summary, wherever it stands
+MIN_DIAGNOSIS_CHARS = 60
 MIN_CORRECTION_CHARS = 30  # "no" alone turns something down without saying what instead
 
 
@@ -144,10 +146,30 @@ class Extractor:
         self.findings: list[Finding] = []
         self.fix_windows: list[tuple[int, int]] = []
         self.revert_windows: list[tuple[int, int]] = []
+        # failed attempts by the turn that tried them and what was tried
+        self.attempts: dict[tuple[int, str], Finding] = {}
 
     def add(self, finding: Finding) -> None:
         if finding.content.strip():
             self.findings.append(finding)
+
+    def turn_of(self, position: int) -> int:
+        """Which turn (counted by the prompts before it) an event belongs to."""
+        return sum(1 for e in self.events[:position + 1] if e.kind in ("prompt", "notification"))
+
+    def attempt(self, tried_at: int, approach: str, finding: Finding) -> None:
+        """One failed attempt per approach a turn tried, however many edits it undid and
+        whoever said it failed: the fullest telling, naming every file it touched."""
+        turn, told = self.turn_of(tried_at), normalized(approach)
+        known = next((f for (t, a), f in self.attempts.items()
+                      if t == turn and (a.startswith(told) or told.startswith(a))), None)
+        if known is None:
+            self.attempts[(turn, told)] = finding
+            self.add(finding)
+            return
+        known.files = list(dict.fromkeys([*known.files, *finding.files]))
+        if len(finding.content) > len(known.content):
+            known.content, known.problem = finding.content, finding.problem or known.problem
 
     def files_between(self, start: int, end: int) -> list[str]:
         files: list[str] = []
@@ -355,19 +377,26 @@ class Extractor:
         """A turn whose prompt reports a problem and that changed code: the symptom in the
         user's words with the cause the assistant found; an existing fix of the turn gets
         the symptom instead of a second memory."""
-        for turn in turns:
+        for previous, turn in zip([_Turn(None), *turns], turns, strict=False):
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt" or not turn.edited:
                 continue
+            if not previous.edited and lexicon.CORRECTION_RE.match(prompt.text):
+                continue  # a proposal turned down: nothing was built to be broken
             symptom = next((s for s in lexicon.sentences(prompt.text)
                             if lexicon.PROBLEM_RE.search(s) and len(s) >= 15
                             and rule_type(s) is None), "")
+            # The assistant agreeing that what the user saw is wrong ("Right, current_user
+            # is useless here"): a report, however the user worded it.
+            acknowledged = not symptom and previous.worked and self.acknowledges(turn)
+            if acknowledged:
+                symptom = " ".join(lexicon.sentences(prompt.text)[:2])
             if not symptom:
                 continue
             symptom = shorten(symptom, 240)
             first, last = turn.span()
             fixes = [f for f in self.findings if f.origin == "fix" and first <= f.anchor <= last]
-            if fixes:
+            if fixes and not acknowledged:
                 fix = fixes[0]
                 fix.content = f"{symptom} — {fix.content}"
                 fix.problem = f"{symptom} ({fix.problem})"
@@ -381,10 +410,16 @@ class Extractor:
                 labelled = [m.group("text") for line in closing.text.splitlines()
                             if (m := lexicon.CAUSE_LABEL_RE.match(line.strip("*_ -")))]
                 cause = " ".join(labelled)
+            if acknowledged:
+                cause = self.diagnosis(turn)
+                if lexicon.DID_NOT_WORK_RE.search(prompt.text) or lexicon.ABANDON_RE.search(cause):
+                    continue  # the last change did not work: a failed attempt, not a bug
             if not cause:
                 texts = [e.text for e in turn.events if e.kind == "text"]
                 cause, score = insight_passage(texts, MAX_FIX_CHARS)
                 if score < 2:
+                    cause = self.diagnosis(turn)
+                if not cause:
                     continue
             files = turn.files(self)
             self.add(Finding(
@@ -392,6 +427,20 @@ class Extractor:
                 at=closing.at if closing else prompt.at, files=files[:10], problem=symptom,
                 solution=shorten(cause, MAX_FIX_CHARS), importance=0.6, anchor=first,
             ))
+
+    def acknowledges(self, turn: _Turn) -> bool:
+        first = next((e for e in turn.events if e.kind == "text"), None)
+        return first is not None and bool(lexicon.ACKNOWLEDGE_RE.match(first.text))
+
+    def diagnosis(self, turn: _Turn) -> str:
+        """What the assistant found before it changed anything in a turn that answers a
+        reported problem: the cause, however it is worded."""
+        edit = next((e.position for e in turn.events if e.tool and e.tool.name in EDIT_TOOLS
+                     and e.tool.failed is False), None)
+        texts = [e.text for e in turn.events if e.kind == "text" and (
+            edit is None or e.position < edit)]
+        found = gist_of(texts, MAX_FIX_CHARS)
+        return found if len(found) >= MIN_DIAGNOSIS_CHARS else ""
 
     def route(self, failing: ToolCall, error: str, passing: ToolCall) -> None:
         before = display_command(failing.command or "", self.cwd)
@@ -449,7 +498,7 @@ class Extractor:
             ):
                 start -= 1
             tried_texts, _ = self.text_before(start)
-        tried = insight_passage(tried_texts, 220)[0] or gist_of(tried_texts)
+        tried = insight_passage(tried_texts, 220)[0] or gist_of(tried_texts, MAX_APPROACH_CHARS)
         why_texts, at = self.text_before(undo)
         errors = [
             error_line(e.tool.output) for e in self.events[first:undo]
@@ -468,8 +517,9 @@ class Extractor:
         content = f"Tried: {approach} — reverted"
         if why:
             content += f": {why}"
-        self.add(Finding("failed_attempt", content, "revert", at=at, files=[file],
-                         problem=why or None, importance=0.55))
+        self.attempt(first, approach, Finding("failed_attempt", content, "revert", at=at,
+                                              files=[file], problem=why or None,
+                                              importance=0.55))
 
     def not_working(self, turns: list[_Turn]) -> None:
         for previous, turn in zip(turns, turns[1:], strict=False):
@@ -487,9 +537,9 @@ class Extractor:
             # The user's whole reply when it is short: the why sits beside the verdict.
             why = prompt.text if len(prompt.text) <= 400 else " ".join(said)
             content = f"{approach} — did not work: {shorten(why, 400)}"
-            self.add(Finding("failed_attempt", content, "not-working", at=prompt.at,
-                             files=previous.files(self), problem=shorten(why, 400),
-                             importance=0.55))
+            self.attempt(previous.span()[1], approach, Finding(
+                "failed_attempt", content, "not-working", at=prompt.at,
+                files=previous.files(self), problem=shorten(why, 400), importance=0.55))
 
     def corrections(self, turns: list[_Turn]) -> None:
         """The user turning down what the assistant proposed, before anything was changed,
@@ -515,7 +565,7 @@ class Extractor:
         if edit is None:
             return ""
         texts, _ = self.text_before(edit.position, past_bookkeeping=True)
-        return gist_of(texts, 260)
+        return gist_of(texts, MAX_APPROACH_CHARS)
 
     def abandoned(self) -> None:
         recent_failure = -10

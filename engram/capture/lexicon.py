@@ -381,6 +381,17 @@ CORRECTION_RE = re.compile(
     re.IGNORECASE,
 )
 
+# The assistant agreeing that what the user reports is a problem.
+ACKNOWLEDGE_RE = re.compile(
+    r"^\W*(you're right|you are right|right|good catch|good point|indeed|true|ah,? (right|yes)|"
+    r"верно|точно|вы правы|ты прав|stimmt|richtig|du hast recht|guter punkt|"
+    r"vous avez raison|tu as raison|effectivement|en effet|exact|"
+    r"tienes razón|tiene razón|cierto|es verdad|você tem razão|verdade|é verdade|"
+    r"hai ragione|giusto|vero|racja|masz rację|faktycznie|"
+    r"确实|你说得对|没错|確かに|おっしゃる通り|その通り|맞아요|맞습니다)(?!\w)",
+    re.IGNORECASE,
+)
+
 # The assistant giving an approach up (with structural evidence around it).
 ABANDON_RE = re.compile(_words(
     r"\b(that|this) (approach|didn't|did not|won't|doesn't)\b.*\b(work|help)\b",
