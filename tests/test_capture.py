@@ -49,8 +49,6 @@ SESSION = "0f6c1d2e-3a4b-4c5d-8e9f-a0b1c2d3e4f5"
     ("python -c 'import sys; print(sys.argv)' a\\ b",
      "python -c 'import sys; print(sys.argv)' a\\ b"),
     ("ruff check . || ruff check --fix .", "ruff check . || ruff check --fix ."),
-    ("Unity -batchmode -runTests -testResults /tmp/r.xml; head -2 /tmp/r.xml",
-     "Unity -batchmode -runTests -testResults /tmp/r.xml"),
 ])
 def test_commands_are_stored_as_typed_without_presentation_tails(typed, stored):
     assert normalize_command(typed, CWD) == stored

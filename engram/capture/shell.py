@@ -24,8 +24,6 @@ FILTERS = frozenset({
 })
 # Trailing commands that only report ("; echo $?", "&& echo done", "|| true").
 REPORTERS = frozenset({"echo", "printf", "true", ":", "exit"})  # `; exit ${PIPESTATUS[0]}`
-# Trailing commands that show a file the run wrote (a report, a log).
-_VIEWERS = frozenset({"head", "tail", "cat", "less", "more", "bat"})
 _PIPES = ("|&", "|")
 # Redirections that only merge or discard streams: presentation, not part of the recipe.
 _PRESENTATION_REDIRECT = re.compile(r"^(?:[12]?>&[12]|[12]?>\s*/dev/null|&>\s*/dev/null)$")
@@ -312,11 +310,6 @@ def _is_reporter(pipeline: Pipeline) -> bool:
     return len(pipeline.stages) == 1 and pipeline.stages[0].program in REPORTERS
 
 
-def _is_viewer(pipeline: Pipeline) -> bool:
-    """`; head -2 /tmp/results.xml`, `&& cat out.log`: a look at what the run wrote."""
-    return len(pipeline.stages) == 1 and pipeline.stages[0].program in _VIEWERS
-
-
 def _stage_text(source: str, stage: Stage, drop_redirects: bool) -> str:
     """A stage's source text, without its presentation-only redirections."""
     pieces: list[str] = []
@@ -334,8 +327,8 @@ def normalize_command(command: str, cwd: str | None = None) -> str | None:
     """The command as it can be run again, or None when it cannot be read with certainty.
 
     Keeps every operator and quote as typed; drops presentation tails (filtering pipes,
-    stream-merging redirections, trailing `echo $?` / `|| true` / `; head report.xml`), a
-    leading `cd` into the session's own folder, and extra blanks outside quotes.
+    stream-merging redirections, trailing `echo $?` / `|| true`), a leading `cd` into the
+    session's own folder, and extra blanks outside quotes.
     """
     if not isinstance(command, str) or not command.strip():
         return None
@@ -350,7 +343,7 @@ def normalize_command(command: str, cwd: str | None = None) -> str | None:
     if not pipelines or pipelines[-1].control == "&":
         return None  # a background job is not a recipe that ran to completion
     # Trailing reporters and `|| true`: the recipe is what ran before them.
-    while len(pipelines) > 1 and (_is_reporter(pipelines[-1]) or _is_viewer(pipelines[-1])):
+    while len(pipelines) > 1 and _is_reporter(pipelines[-1]):
         pipelines.pop()
     if (
         len(pipelines) > 1
