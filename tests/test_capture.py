@@ -676,6 +676,40 @@ def test_noise_never_becomes_a_request_or_the_wrap_up():
     assert "tabs" not in everything and "task-notification" not in everything
 
 
+def test_work_that_goes_on_after_a_background_tasks_news_has_the_real_wrap_up():
+    session = (
+        Session().prompt("add a newsletter form on /subscribe")
+        .edit("src/routes/subscribe/+page.svelte")
+        .prompt("<task-notification>\n<task-id>b1</task-id>\n<status>failed</status>\n"
+                "<summary>Background command \"build\" failed (exit code 1)</summary>\n"
+                "</task-notification>")
+        .say("The build failed: the page imports a module that pulls the mailer's token.")
+        .edit("src/lib/email.ts")
+        .bash("pnpm build", "✓ built in 6.41s")
+        .say("Done, the build is green.\n\nWhat is missing: there is no rate limit on the "
+             "form yet, so a bot can subscribe thousands of addresses. Worth adding a limit "
+             "per IP in hooks.server.ts.")
+    )
+    extraction = session.extract()
+    assert "What is missing" in extraction.summary.content
+    assert any("rate limit" in t for t in found(extraction, "todo"))
+
+
+def test_stop_and_another_way_after_a_change_is_a_failed_attempt():
+    session = (
+        Session().prompt("add a newsletter form on /subscribe")
+        .say("The form posts JSON to /api/subscribe with fetch, and the button stays disabled "
+             "until the address looks valid.")
+        .edit("src/routes/subscribe/+page.svelte")
+        .say("The page posts to /api/subscribe through fetch.")
+        .prompt("Stop, not through fetch. The form must work without JavaScript: readers open "
+                "it in mail clients. Use form actions like the other forms.")
+        .edit("src/routes/subscribe/+page.server.ts")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "fetch" in attempt and "did not work: Stop, not through fetch" in attempt
+
+
 @pytest.mark.parametrize("session", [
     Session().prompt("hi").say("Hello! How can I help?").prompt("thanks").say("You're welcome!"),
     Session().prompt("how does the auth middleware work?")

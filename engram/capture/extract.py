@@ -527,6 +527,8 @@ class Extractor:
             if prompt is None or prompt.kind != "prompt" or not previous.worked:
                 continue
             said = [s for s in lexicon.sentences(prompt.text) if lexicon.DID_NOT_WORK_RE.search(s)]
+            if not said and lexicon.CORRECTION_RE.match(prompt.text) and turn.edited:
+                said = lexicon.sentences(prompt.text)[:1]  # "stop, not through fetch: …"
             if not said:
                 continue
             approach = self.last_change_reason(previous) or previous.closing_gist() or gist_of(
@@ -842,8 +844,8 @@ class _Turn:
     def closing(self) -> Event | None:
         """The turn's last words when they are a real wrap-up (not a reply to a background
         task's notification, not cut off by an interruption, not a one-line status)."""
-        if self.opener is not None and self.opener.kind == "notification":
-            return None
+        if self.opener is not None and self.opener.kind == "notification" and not self.worked:
+            return None  # a reply to a background task's news; unless the work went on
         if self.interrupted:
             return None
         trailing: list[Event] = []

@@ -374,10 +374,11 @@ DID_NOT_WORK_RE = re.compile(_words(
 
 # A person turning down what the assistant just proposed: "no, wrong — use jsonb".
 CORRECTION_RE = re.compile(
-    r"^\W*(no(?! (worries|problem|rush|need|idea|clue)\b)|nope|nah|wrong|not quite|"
+    r"^\W*(no(?! (worries|problem|rush|need|idea|clue)\b)|nope|nah|wrong|not quite|stop|"
+    r"wait|hold on|стоп|подожди|погоди|halt|warte|attends|espera|aspetta|czekaj|"
     r"not like that|that's (wrong|not it)|actually,? no|нет|не так|неправильно|nein|falsch|"
     r"nicht so|non|pas comme ça|faux|não|errado|nie|źle|sbagliato)(?!\w)|"
-    r"^\W*(不是|不对|不行|いいえ|違う|ちがう|아니|아뇨)",
+    r"^\W*(不是|不对|不行|等等|いいえ|違う|ちがう|待って|아니|아뇨|잠깐)",
     re.IGNORECASE,
 )
 
