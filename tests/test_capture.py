@@ -480,6 +480,7 @@ def test_a_background_run_still_running_has_no_verdict():
     ("cat tests/audit_test.sql", None),
     ("git add tests/", None),
     ("vim tests/test_api.py", None),
+    ('bd close spotter-4te --reason "code complete and tests passing"', None),
 ])
 def test_toolchains_nobody_listed_are_still_recognised_as_recipes(command, kind):
     from engram.hooks.triage import command_kind

@@ -171,9 +171,9 @@ def command_kind(command: str) -> str | None:
     from ..capture.shell import segments as shell_segments
 
     patterns = _patterns()
-    segments = [" ".join(words) for words in shell_segments(command)]
     kinds = []
-    for segment in segments:
+    for words in shell_segments(command):
+        segment = " ".join(words)
         segment = patterns["env"].sub("", segment)
         segment = re.sub(r"^env\s+(?:(?:-u\s+\S+|-i|[A-Za-z_]\w*=\S*)\s+)*", "", segment)
         segment = patterns["env"].sub("", segment)
@@ -181,7 +181,7 @@ def command_kind(command: str) -> str | None:
         segment = _WRAPPER_RE.sub("", segment)
         if patterns["verifiable"].match(segment):
             kinds.append(_classify(segment))
-        elif _runs_tests(segment):
+        elif _runs_tests(words):
             kinds.append("test")
     if not kinds:
         return None
@@ -213,13 +213,14 @@ _TEST_TARGET_RE = re.compile(
 )
 
 
-def _runs_tests(segment: str) -> bool:
+def _runs_tests(words: list[str]) -> bool:
     """A program run on the project's tests (`pg_prove tests/audit_test.sql`, `godot -s
-    gut_cmdln.gd -gdir=res://test`, `Unity -runTests`) is a test run, whatever its name."""
-    words = segment.split()
+    gut_cmdln.gd -gdir=res://test`, `Unity -runTests`) is a test run, whatever its name.
+    `words` are the shell's: a quoted message that mentions tests is one word, not a path."""
+    words = [w for w in words if not re.match(r"^[A-Za-z_]\w*=", w)]  # env assignments
     if len(words) < 2 or words[0].rsplit("/", 1)[-1].lower() in _NOT_A_RUNNER:
         return False
-    return any(_TEST_TARGET_RE.search(word.strip("'\"")) for word in words[1:])
+    return any(" " not in word and _TEST_TARGET_RE.search(word) for word in words[1:])
 
 
 def _classify(segment: str) -> str:
