@@ -555,6 +555,8 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("zapisu ekwipunku do pliku jeszcze nie podpięłam, to jutro", None),
     ("Non usare mai print per il logging, da noi si usa structlog", "constraint"),
     ("unstable 채널은 쓰지 마세요", "constraint"),
+    ("Preferisco commit piccoli, uno per modifica", "preference"),
+    ("Wolę krótkie funkcje i małe pliki", "preference"),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

@@ -157,6 +157,8 @@ _PREFERENCE = _words(
     r"\bvorzugsweise\b", r"\bj'aimerais\b", r"\bde préférence\b", r"\bpreferimos\b",
     r"\bprefira\b", r"\bpreferiría\b", r"\bpreferiria\b", r"\bme gustaría\b",
     r"\bde preferencia\b", r"\bde preferência\b", r"好み", r"なるべく", r"できれば",
+    r"\bpreferisco\b", r"\bpreferiamo\b", r"\bmeglio (usare|se)\b", r"\bmi piace\b",
+    r"\bwolę\b", r"\bwolimy\b", r"\blepiej (użyć|używać|pisać)\b", r"선호", r"좋겠", r"편해요",
 )
 # Phrases that look like rules but ask for nothing lasting.
 SELF_REPORT_RE = re.compile(
