@@ -107,6 +107,15 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
      "\nREAD of size 32", "AddressSanitizer: heap-buffer-overflow"),
     ("x Build failed in 3.84s\nerror during build:\nCannot import $env/static/private into "
      "client-side code", "error during build: Cannot import $env/static/private"),
+    ("Running ExUnit with seed: 4, max_cases: 32\n.......\n\n  1) test sync is idempotent "
+     "(App.SyncTest)\n     test/sync_test.exs:142\n     Assertion with == failed\n     left:  4\n"
+     "...\n16:58:16.024 [warning] Failed to parse /nonexistent/path.jsonl: :file_not_found\n"
+     "13 tests, 1 failure", "test sync is idempotent"),
+    ("Checking 3 source files ...\n\n  Software Design\n┃ \n┃ [D] ↘ Nested modules could be "
+     "aliased at the top of the invoking module.\n┃       lib/app.ex:135:5",
+     "Nested modules could be aliased"),
+    ("/src/app.js\n  12:5  error  'x' is defined but never used  no-unused-vars\n\n"
+     "✖ 1 problem (1 error, 0 warnings)", "'x' is defined but never used"),
 ])
 def test_the_stored_error_is_the_telling_line_not_the_first(output, line):
     assert error_line(output).startswith(line)
@@ -934,6 +943,32 @@ def test_a_problem_the_assistant_agrees_with_is_a_bug_note_with_its_diagnosis():
     )
     [bug] = found(session.extract(), "bug_note")
     assert "shop_app" in bug and "current_user is useless" in bug
+
+
+def test_a_change_that_was_undone_decided_nothing():
+    session = (
+        Session().prompt("credo complains about the nested module in the registry")
+        .say("This might be a false positive due to the rescue wrapping, because the compiler "
+             "tracks aliases differently there. Using the full module path inline instead.")
+        .edit("lib/registry.ex", "Pane.present?", "App.Services.Pane.present?")
+        .bash("mix credo --strict lib/registry.ex", "found 1 code readability issue", failed=True)
+        .say("That made it worse; going back and suppressing the check for this one line.")
+        .edit("lib/registry.ex", "App.Services.Pane.present?", "Pane.present?")
+    )
+    extraction = session.extract()
+    assert not any("full module path" in d for d in found(extraction, "decision"))
+    assert any("full module path" in a for a in found(extraction, "failed_attempt"))
+
+
+def test_the_state_of_the_checkout_is_not_a_todo():
+    session = (
+        Session().prompt("add the session-end hook")
+        .edit("lib/hooks.ex")
+        .bash("mix test", "13 tests, 0 failures")
+        .say("Committed as 4e1d0a7. The only remaining unstaged change is `.mcp.json`, which "
+             "is unrelated to this work and stays out of the commit.")
+    )
+    assert found(session.extract(), "todo") == []
 
 
 @pytest.mark.parametrize("reply", [

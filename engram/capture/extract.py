@@ -146,6 +146,7 @@ class Extractor:
         self.findings: list[Finding] = []
         self.fix_windows: list[tuple[int, int]] = []
         self.revert_windows: list[tuple[int, int]] = []
+        self.undone: set[int] = set()  # edits a later edit or checkout took back
         # failed attempts by the turn that tried them and what was tried
         self.attempts: dict[tuple[int, str], Finding] = {}
 
@@ -514,6 +515,7 @@ class Extractor:
         file = relative_path(path, self.cwd)
         approach = tried or f"a change to {file}"
         self.revert_windows.append((first, undo))
+        self.undone.add(first)
         content = f"Tried: {approach} — reverted"
         if why:
             content += f": {why}"
@@ -619,6 +621,8 @@ class Extractor:
                 passage, score = reasoning(texts)
                 if score < 1:
                     continue
+            if edit_at in self.undone:
+                continue  # a change that was undone decided nothing
             in_fix = any(s < edit_at < e for s, e in self.fix_windows)
             if in_fix and not lexicon.ALTERNATIVE_RE.search(passage):
                 continue  # the reasoning of a fix belongs to its bug note

@@ -32,6 +32,11 @@ _PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"^==\d+==\s*ERROR: (?P<m>.+)$", re.MULTILINE),  # ASan, LSan, TSan
     re.compile(r"^\s*(?P<m>\*\* [A-Z ]+ FAILED \*\*)$", re.MULTILINE),  # xcodebuild
     re.compile(r"^\s*(?P<m>● .+)$", re.MULTILINE),  # jest / vitest test title
+    # ExUnit: `  1) test name (Module)` then `Assertion with == failed`
+    re.compile(r"^\s*\d+\) (?P<m>test .+?)(?: \([\w.]+\))?\n(?:.*\n){0,2}?\s*Assertion with",
+               re.MULTILINE),
+    re.compile(r"^\s*┃ \[[A-Z]\] \S (?P<m>.+)$", re.MULTILINE),  # credo's issue lines
+    re.compile(r"^\s*\d+:\d+\s+error\s+(?P<m>.+)$", re.MULTILINE),  # eslint, stylelint
     re.compile(r"^\s*(?P<m>(?:AssertionError|Expected|expected).{4,})$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>[\w.$]*(?:Error|Exception|Failure)\b(?::.*)?)$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>(?:fatal|error|ERROR|Error|npm ERR!|FAIL|BUILD FAILED)\b:?.*\S)$",

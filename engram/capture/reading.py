@@ -308,13 +308,18 @@ def open_items(text: str) -> list[tuple[str, str]]:
             if sentence.endswith(("?", "？")):
                 if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
                     found.append(("open_question", sentence))
-            elif lexicon.OFFER_RE.search(sentence):
+            elif lexicon.OFFER_RE.search(sentence) or _GIT_STATUS_RE.search(sentence):
                 continue
             elif lexicon.STILL_OPEN_RE.search(sentence) and (
                 text_weight(sentence) >= 25 or whole
             ):
                 found.append(("todo", item if whole and text_weight(sentence) < 40 else sentence))
     return found
+
+
+# "The only remaining unstaged change is .mcp.json": the state of a checkout, not work.
+_GIT_STATUS_RE = re.compile(r"\b(unstaged|untracked|uncommitted|staged) (changes?|files?)\b",
+                            re.IGNORECASE)
 
 
 _PLAN_LABEL_RE = re.compile(
