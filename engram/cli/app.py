@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from .. import __version__
 from . import COMMANDS
 
 
@@ -64,7 +65,7 @@ class LazyGroup(click.Group):
 @click.option("--errors-on-stdout", "errors_on_stdout", is_flag=True, hidden=True,
               help="Print a failure as one 'engram: error: …' line on stdout and exit 0"
                    " (for the slash commands' ! lines, whose failures Claude Code drops).")
-@click.version_option(package_name="engram", prog_name="engram")
+@click.version_option(version=__version__, prog_name="engram")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, as_json: bool, errors_on_stdout: bool) -> None:
     """Long-term memory for AI coding agents."""

@@ -1,5 +1,5 @@
 """The engine for teams and scale: PostgreSQL with pgvector (store.py), its schema,
-SQL building and ledger tables. Needs the `engram[postgres]` extra."""
+SQL building and ledger tables. Needs the `engram-recall[postgres]` extra."""
 
 from .store import PostgresStore, redacted_url
 

@@ -70,7 +70,7 @@ class PostgresStore(LedgerMethods):
         try:
             import psycopg
         except ImportError:
-            raise StoreError("PostgreSQL needs its extra: pip install 'engram[postgres]'"
+            raise StoreError("PostgreSQL needs its extra: pip install 'engram-recall[postgres]'"
                              ) from None
         from ..deadline import current_deadline
 
@@ -132,7 +132,7 @@ class PostgresStore(LedgerMethods):
         try:
             from pgvector.psycopg import register_vector
         except ImportError:
-            raise StoreError("PostgreSQL needs its extra: pip install 'engram[postgres]'"
+            raise StoreError("PostgreSQL needs its extra: pip install 'engram-recall[postgres]'"
                              ) from None
         register_vector(self._conn)
 
