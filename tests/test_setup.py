@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -430,3 +432,135 @@ def test_setup_installs_slash_commands_that_run_the_cli_and_uninstall_removes_th
     assert mine.read_text() == "My own stats command\n"  # put back byte for byte
     assert sorted(p.name for p in folder.iterdir()) == ["engram-stats.md"]
     assert not list((home / ".codex" / "prompts").iterdir())
+
+
+def test_the_committed_claude_code_plugin_is_what_the_setup_rules_generate():
+    """`plugin/` and `.claude-plugin/marketplace.json` are generated from the same hooks and
+    commands as `engram setup` (regenerate: `python -m engram.setup.plugin`)."""
+    from engram.setup import plugin
+
+    root = Path(__file__).resolve().parents[1]
+    for path, text in plugin.expected(root).items():
+        assert path.read_text(encoding="utf-8") == text, f"{path} is stale"
+    hooks = json.loads((root / "plugin" / "hooks" / "hooks.json").read_text())["hooks"]
+    assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"] == "engram hook UserPromptSubmit"
+    on_disk = {p.relative_to(root / "plugin").as_posix()
+               for p in (root / "plugin").rglob("*") if p.is_file()}
+    assert on_disk == set(plugin.plugin_files())  # nothing left over from an older layout
+
+
+GEMINI_SETTINGS = ('{\n  "theme": "GitHub",\n  "mcpServers": {\n    "docs": {"command": "npx", '
+                   '"args": ["-y", "docs-mcp"]}\n  },\n  "hooks": {\n    "BeforeTool": [{"matcher":'
+                   ' "run_shell_command", "hooks": [{"type": "command", "command": "audit.sh"}]}]'
+                   '\n  }\n}\n')
+OPENCODE_JSON = ('{\n  "$schema": "https://opencode.ai/config.json",\n  "model": '
+                 '"anthropic/claude-sonnet-4-5",\n  "mcp": {\n    "github": {"type": "remote", '
+                 '"url": "https://api.githubcopilot.com/mcp/"}\n  }\n}\n')
+
+
+def test_gemini_cli_and_opencode_are_merged_into_and_restored_byte_for_byte(env, home):
+    (home / ".gemini").mkdir()
+    (home / ".gemini/settings.json").write_text(GEMINI_SETTINGS)
+    (home / ".config/opencode").mkdir(parents=True)
+    (home / ".config/opencode/opencode.json").write_text(OPENCODE_JSON)
+    env.pop("XDG_CONFIG_HOME", None)
+    before = snapshot(home)
+    result = setup(env)  # both detected by their config folders
+    assert {"gemini", "opencode"} <= set(result["agents"])
+    gemini = json.loads((home / ".gemini/settings.json").read_text())
+    assert gemini["theme"] == "GitHub" and gemini["mcpServers"]["docs"]["args"] == [
+        "-y", "docs-mcp"]
+    assert gemini["mcpServers"]["engram"] == {"command": ENGRAM, "args": ["mcp"]}
+    assert gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"] == "audit.sh"
+    [prompt_hook] = gemini["hooks"]["BeforeAgent"][0]["hooks"]
+    assert prompt_hook["command"].endswith("hook UserPromptSubmit")
+    assert prompt_hook["timeout"] == 10_000  # Gemini CLI counts milliseconds
+    assert "Current code beats old memory" in (home / ".gemini/GEMINI.md").read_text()
+    opencode = json.loads((home / ".config/opencode/opencode.json").read_text())
+    assert opencode["model"] == "anthropic/claude-sonnet-4-5"
+    assert opencode["mcp"]["github"]["type"] == "remote"
+    assert opencode["mcp"]["engram"] == {"type": "local", "command": [ENGRAM, "mcp"],
+                                         "enabled": True}
+    assert "Current code beats old memory" in (
+        home / ".config/opencode/AGENTS.md").read_text()
+    assert not any(f["changed"] for f in setup(env)["files"])  # a second run: nothing
+    setup(env, "--uninstall")
+    assert snapshot(home) == before
+
+
+def test_codex_and_opencode_share_a_projects_agents_md_written_once(env, home, tmp_path):
+    project = tmp_path / "shop"
+    project.mkdir()
+    result = setup(env, "--scope", "project", "--project-dir", str(project),
+                   "--agent", "codex", "--agent", "opencode")
+    written = [f["path"] for f in result["files"] if f["changed"]]
+    assert written.count(str(project / "AGENTS.md")) == 1
+    assert json.loads((project / "opencode.json").read_text())["mcp"]["engram"]["enabled"]
+    setup(env, "--scope", "project", "--project-dir", str(project), "--agent", "codex",
+          "--agent", "opencode", "--uninstall")
+    assert not (project / "AGENTS.md").exists() and not (project / "opencode.json").exists()
+
+
+def test_gemini_clis_prompt_hook_gets_engrams_recall_in_its_own_answer_format(env, home,
+                                                                                tmp_path):
+    (home / ".gemini").mkdir()
+    setup(env, "--agent", "gemini")
+    project = tmp_path / "shop"
+    project.mkdir()
+    saved = run_cli(env, "add", "Deploys go through the blue-green script, never kubectl "
+                    "apply by hand", "--type", "constraint", "--project", "shop")
+    assert saved.returncode == 0, saved.stderr
+    settings = json.loads((home / ".gemini/settings.json").read_text())
+    command = settings["hooks"]["BeforeAgent"][0]["hooks"][0]["command"]
+    payload = {"session_id": "g1", "transcript_path": str(tmp_path / "g1.json"),
+               "cwd": str(project), "hook_event_name": "BeforeAgent",
+               "timestamp": "2026-11-25T08:00:00Z",
+               "prompt": "how do we deploy the blue-green release to production?"}
+    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert "blue-green script" in answer["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.fixture(scope="session")
+def agent_clis(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Gemini CLI and OpenCode, the real ones, from npm (pinned)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the real agent CLIs come from npm")
+    where = tmp_path_factory.mktemp("agent-clis")
+    proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(where),
+                           "@google/gemini-cli@0.61.0", "opencode-ai@1.18.33"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return where / "node_modules" / ".bin"
+
+
+def test_the_real_gemini_cli_and_opencode_see_engram_connected(env, home, tmp_path,
+                                                                 agent_clis):
+    project = tmp_path / "shop"
+    project.mkdir()
+    env.pop("XDG_CONFIG_HOME", None)
+    env["PATH"] = f"{agent_clis}:{env['PATH']}"
+    result = setup(env, "--agent", "gemini", "--agent", "opencode")
+    assert not result["errors"]
+    # Gemini CLI starts servers only in folders the user trusted (its own prompt does this)
+    trusted = {str(project): "TRUST_FOLDER"}
+    (home / ".gemini/trustedFolders.json").write_text(json.dumps(trusted))
+    gemini = subprocess.run([str(agent_clis / "gemini"), "mcp", "list"], env=env, cwd=project,
+                            capture_output=True, text=True, timeout=120)
+    said = gemini.stdout + gemini.stderr  # Gemini CLI prints its list on stderr
+    assert f"✓ engram: {ENGRAM} mcp (stdio) - Connected" in said, said
+    opencode = subprocess.run([str(agent_clis / "opencode"), "mcp", "list"], env=env,
+                              cwd=project, capture_output=True, text=True, timeout=120)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", opencode.stdout)  # its colours, even when piped
+    assert re.search(r"✓ engram\s+connected", plain), plain
+
+
+def test_every_agent_setup_knows_is_a_choice_of_the_cli():
+    from engram.cli.agents import setup as setup_command
+    from engram.setup import AGENTS
+
+    [option] = [p for p in setup_command.params if p.name == "agents"]
+    assert tuple(option.type.choices) == AGENTS

@@ -31,8 +31,10 @@ def hook(event: str) -> None:
 
 @click.command()
 @click.option("--scope", type=click.Choice(["user", "project"]), default="user",
-              show_default=True, help="user: ~/.claude, ~/.codex, ~/.cursor; project: this repo.")
-@click.option("--agent", "agents", multiple=True, type=click.Choice(["claude", "codex", "cursor"]),
+              show_default=True, help="user: each agent's settings in your home folder; "
+                                      "project: this repo's files.")
+@click.option("--agent", "agents", multiple=True,
+              type=click.Choice(["claude", "codex", "cursor", "gemini", "opencode"]),
               help="Configure only these agents (default: the ones detected).")
 @click.option("--project-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Project folder for --scope project (default: the current folder).")
@@ -51,7 +53,8 @@ def hook(event: str) -> None:
 def setup(scope: str, agents: tuple[str, ...], project_dir: Path | None, dry_run: bool,
           uninstall: bool, summarizer: str | None, url: str | None, token: str | None,
           as_json: bool) -> None:
-    """Register Engram with Claude Code (MCP + hooks), Codex and Cursor.
+    """Register Engram with Claude Code (MCP + hooks), Codex, Cursor, Gemini CLI (MCP +
+    recall hooks) and OpenCode.
 
     Merges into existing config files without dropping anything, backs every file up
     under $ENGRAM_HOME/backups before changing it, and does nothing on a second run.

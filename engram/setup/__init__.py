@@ -12,11 +12,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import gemini, opencode, targets
 from .files import FileChange, SetupError, apply, load_state, restore_or
-from .targets import PLANNERS, Context, Plan, detect, engram_command
+from .targets import Context, Plan, engram_command
 
 __all__ = ["SetupError", "SetupResult", "plan", "execute", "engram_command", "Context"]
+PLANNERS = {**targets.PLANNERS, "gemini": gemini.plan_gemini, "opencode": opencode.plan_opencode}
 AGENTS = tuple(PLANNERS)
+
+
+def detect(ctx: Context) -> list[str]:
+    """The agents installed on this machine (their command, or their config folder)."""
+    found = targets.detect(ctx)
+    found += [name for name, module in (("gemini", gemini), ("opencode", opencode))
+              if module.detected(ctx)]
+    return found
 
 
 @dataclass
@@ -91,6 +101,22 @@ def plan(
         except SetupError as exc:
             planned = Plan(name, error=str(exc))
         plans.append(planned)
+    return _once_per_file(plans)
+
+
+def _once_per_file(plans: list[Plan]) -> list[Plan]:
+    """Codex and OpenCode both read a project's AGENTS.md: the same edit of one file is
+    made (and backed up, and recorded) once."""
+    seen: set[tuple[Path, bytes | None]] = set()
+    for planned in plans:
+        kept = []
+        for change in planned.changes:
+            key = (change.path, change.after)
+            if key in seen and change.changed:
+                continue
+            seen.add(key)
+            kept.append(change)
+        planned.changes = kept
     return plans
 
 

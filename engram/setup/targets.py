@@ -106,7 +106,7 @@ def detect(ctx: Context) -> list[str]:
 # --- Claude Code -----------------------------------------------------------------------------
 
 
-def _is_ours(hook: Any) -> bool:
+def is_ours(hook: Any) -> bool:
     return isinstance(hook, dict) and bool(_OURS_RE.search(str(hook.get("command", ""))))
 
 
@@ -125,14 +125,14 @@ def add_hooks(settings: dict[str, Any], prefix: str) -> None:
             hooks[event] = [wanted]
             continue
         ours = [g for g in groups if isinstance(g, dict)
-                and any(_is_ours(h) for h in g.get("hooks") or [])]
+                and any(is_ours(h) for h in g.get("hooks") or [])]
         if ours == [wanted]:
             continue
         rebuilt: list[Any] = []
         placed = False
         for group in groups:
             if group in ours:
-                rest = [h for h in group.get("hooks") or [] if not _is_ours(h)]
+                rest = [h for h in group.get("hooks") or [] if not is_ours(h)]
                 if rest:
                     rebuilt.append({**group, "hooks": rest})
                 if not placed:
@@ -157,9 +157,9 @@ def remove_hooks(settings: dict[str, Any]) -> None:
         touched = False
         for group in groups:
             inner = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(inner, list) and any(_is_ours(h) for h in inner):
+            if isinstance(inner, list) and any(is_ours(h) for h in inner):
                 touched = True
-                rest = [h for h in inner if not _is_ours(h)]
+                rest = [h for h in inner if not is_ours(h)]
                 if rest:
                     kept.append({**group, "hooks": rest})
             else:
@@ -181,7 +181,7 @@ def hooks_in(settings: dict[str, Any]) -> dict[str, str]:
         for event, groups in hooks.items():
             for group in groups if isinstance(groups, list) else []:
                 for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
-                    if _is_ours(hook):
+                    if is_ours(hook):
                         found[event] = str(hook.get("command"))
     return found
 
@@ -202,7 +202,7 @@ def claude_md_path(ctx: Context) -> Path:
     return ctx.home / ".claude" / "CLAUDE.md"
 
 
-def _set_server(data: dict[str, Any], key: str, server: dict[str, Any], uninstall: bool) -> None:
+def set_server(data: dict[str, Any], key: str, server: dict[str, Any], uninstall: bool) -> None:
     servers = data.get(key)
     if uninstall:
         if isinstance(servers, dict) and SERVER_NAME in servers:
@@ -243,7 +243,7 @@ def plan_claude(ctx: Context, run: Any) -> Plan:
     else:
         plan.changes.append(json_change(
             claude_mcp_path(ctx), "Claude Code MCP server",
-            lambda data: _set_server(data, "mcpServers", server, ctx.uninstall)))
+            lambda data: set_server(data, "mcpServers", server, ctx.uninstall)))
     plan.changes.append(markdown_change(claude_md_path(ctx), ctx))
     base = ctx.home if ctx.scope == "user" else ctx.project_dir
     plan.changes += commands.changes(base / ".claude" / "commands", ctx.command,
@@ -337,7 +337,7 @@ def plan_cursor(ctx: Context, run: Any) -> Plan:
     plan = Plan("cursor")
     plan.changes.append(json_change(
         cursor_mcp_path(ctx), "Cursor MCP server",
-        lambda data: _set_server(data, "mcpServers", ctx.server(), ctx.uninstall)))
+        lambda data: set_server(data, "mcpServers", ctx.server(), ctx.uninstall)))
     return plan
 
 
