@@ -137,16 +137,22 @@ def fake_api(tmp_path: Path) -> Iterator[tuple[str, Path, list[dict[str, Any]]]]
         server.server_close()
 
 
-def set_up(claude: str, url: str, project: Path, home: Path, engram_home: Path
-           ) -> dict[str, str]:
-    """A throwaway HOME with `engram setup --agent claude` done; Claude Code talks to the
-    fake model. Returns the environment to run both in."""
+def environment(claude: str, url: str, home: Path, engram_home: Path) -> dict[str, str]:
+    """A throwaway HOME in which Claude Code talks to the fake model."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "ANTHROPIC_",
                                                                        "CLAUDE"))}
     env.update(HOME=str(home), ENGRAM_HOME=str(engram_home), ENGRAM_HOOK_WORKER="off",
                ENGRAM_EMBEDDER="fake", PATH=f"{Path(claude).parent}:{env.get('PATH', '')}",
                ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-fake-for-tests",
                DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    return env
+
+
+def set_up(claude: str, url: str, project: Path, home: Path, engram_home: Path
+           ) -> dict[str, str]:
+    """`environment()` with `engram setup --agent claude` done. Returns the environment to
+    run both in."""
+    env = environment(claude, url, home, engram_home)
     setup = subprocess.run([ENGRAM, "setup", "--agent", "claude"], env=env, cwd=project,
                            capture_output=True, text=True, timeout=120)
     assert setup.returncode == 0, setup.stderr
@@ -217,3 +223,38 @@ def test_claude_code_runs_the_installed_slash_commands(claude, fake_api, tmp_pat
     sent = json.dumps([body.get("messages") for body in received if body.get("tools")])
     # a command that takes text hands it to the model inside a quoted heredoc, as typed
     assert "<<'ENGRAM_TEXT'\\nfriday \\\"migrations\\\"\\nENGRAM_TEXT" in sent
+
+
+def test_the_plugin_from_this_repository_remembers_a_real_session(claude, fake_api, tmp_path):
+    """Engram installed as a plugin, from this repository as the marketplace, with `engram`
+    found on PATH as after `pipx install`: Claude Code connects its MCP server, runs its
+    hooks, and the session is remembered as with `engram setup`."""
+    url, project, _ = fake_api
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "check.py").write_text(
+        'import os, sys\nsys.exit(0 if os.path.exists("refund.py") else "KeyError: charge")\n')
+    home, engram_home = tmp_path / "home", tmp_path / "engram"
+    env = environment(claude, url, home, engram_home)
+    env["PATH"] = f"{Path(ENGRAM).parent}:{env['PATH']}"
+    repository = Path(__file__).resolve().parents[1]
+    for argv in (["plugin", "marketplace", "add", str(repository)],
+                 ["plugin", "install", "engram@engram"]):
+        done = subprocess.run([claude, *argv], env=env, cwd=project, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    listed = subprocess.run([claude, "mcp", "list"], env=env, cwd=project, capture_output=True,
+                            text=True, timeout=120)
+    assert "plugin:engram:engram: engram mcp - ✔ Connected" in listed.stdout, listed.stdout
+
+    run = subprocess.run([claude, "-p", "The refund check fails, please fix check.py",
+                          "--allowedTools", "Bash,Write,Edit"], env=env, cwd=project,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    log = engram_home / "logs" / "hooks.log"
+    assert not log.exists() or log.read_text() == ""  # every hook succeeded
+    with engram.open(engram_home / "memory.db", embedder="fake") as mem:
+        stored = mem.list(limit=50)
+    types = {m.type for m in stored}
+    assert {"bug_note", "verified_command", "task_summary"} <= types
+    assert not (home / ".claude" / "settings.json").exists() or "engram hook" not in (
+        home / ".claude" / "settings.json").read_text()  # the plugin, not setup, did it
