@@ -10,7 +10,7 @@ refuses arrives as the same Engram error a local store would raise.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from types import SimpleNamespace
 from typing import Any
@@ -296,7 +296,8 @@ class RemoteEngram:
                           params={"hard": str(hard).lower()})
         return memory_from_dict(data["memory"])
 
-    def import_records(self, records: Iterable[tuple[int, Any]]) -> ImportResult:
+    def import_records(self, records: Iterable[tuple[int, Any]],
+                       progress: Callable[[int], None] | None = None) -> ImportResult:
         """Records go as they were read; bad ones (already reported by the parser) are
         reported again with their line."""
         from .exchange import BadRecord
@@ -315,6 +316,8 @@ class RemoteEngram:
             result.duplicates += data["duplicates"]
             result.ids += data["ids"]
             result.errors += [{**e, "line": chunk[e["line"] - 1][0]} for e in data["errors"]]
+            if progress is not None:
+                progress(start + len(chunk))
         return result
 
 

@@ -369,3 +369,37 @@ def test_shell_completion_offers_commands_and_memory_types(cli_env):
     assert "auto" in complete("engram add x --type a")
     assert "auto" not in complete("engram search x --type a")
     assert "bug_note" in complete("engram list --type ")
+
+
+def test_an_import_shows_its_progress_on_a_terminal_and_nothing_extra_in_a_pipe(cli_env,
+                                                                                 tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    lines = [json.dumps({"content": f"fact {i} about the billing service", "type": "project_fact"})
+             for i in range(300)]
+    source = tmp_path / "facts.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    engram = str(Path(sys.executable).with_name("engram"))
+    main, terminal = pty.openpty()  # standard error is a terminal, standard output a pipe
+    proc = subprocess.run([engram, "import", str(source)], stdout=subprocess.PIPE,
+                          stderr=terminal, env={**cli_env, "COLUMNS": "100"}, timeout=300)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal's other end closed
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(main)
+    assert proc.returncode == 0
+    assert proc.stdout.decode().strip() == "imported 300, duplicates 0, errors 0"
+    assert b"importing" in shown and b"100%" in shown
+    piped = run_cli(cli_env, "import", str(source))  # again, nothing on a terminal
+    assert piped.returncode == 0 and piped.stderr == ""
+    assert piped.stdout.strip() == "imported 0, duplicates 300, errors 0"

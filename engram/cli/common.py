@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -89,6 +90,17 @@ def console(stderr: bool = False) -> Any:
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=False, emoji=False, stderr=stderr)
+
+
+@contextmanager
+def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A bar on standard error (the output stays clean for pipes) that `advance(done)`
+    moves; callers show it only when standard error is a terminal."""
+    from rich.progress import Progress
+
+    with Progress(console=console(stderr=True), transient=False) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda done: bar.update(task, completed=done)
 
 
 def esc(value: object) -> str:

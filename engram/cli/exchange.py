@@ -10,7 +10,15 @@ import click
 from ..config import write_private
 from ..errors import ValidationError
 from ..exchange import FORMATS, parse
-from .common import console, emit_json, handle_errors, json_option, open_service, wants_json
+from .common import (
+    console,
+    emit_json,
+    handle_errors,
+    json_option,
+    open_service,
+    progress_bar,
+    wants_json,
+)
 
 
 @click.command("import")
@@ -34,7 +42,13 @@ def import_(file: str, as_json: bool) -> None:
     if _is_markdown(data):
         raise ValidationError("file", f"{file} is a Markdown export, written for reading;"
                               " import takes the json or jsonl export")
-    result = open_service(remote_ok=True).import_records(parse(data))
+    service = open_service(remote_ok=True)
+    if wants_json(as_json) or not sys.stderr.isatty():
+        result = service.import_records(parse(data))
+    else:  # a person at a terminal sees how far it got
+        records = list(parse(data))
+        with progress_bar("importing", len(records)) as advance:
+            result = service.import_records(records, advance)
     for error in result.errors:
         click.echo(f"line {error['line']}: {error['error']}", err=True)
     if wants_json(as_json):
@@ -85,11 +99,8 @@ def reindex(as_json: bool) -> None:
     if wants_json(as_json) or not sys.stderr.isatty():
         count = service.reindex()
     else:
-        from rich.progress import Progress
-
-        with Progress(console=console()) as progress:
-            task = progress.add_task("reindexing", total=total)
-            count = service.reindex(lambda done, _all: progress.update(task, completed=done))
+        with progress_bar("reindexing", total) as advance:
+            count = service.reindex(lambda done, _all: advance(done))
     stats = service.stats()
     if wants_json(as_json):
         emit_json({"reindexed": count, "embedder": stats.get("embedder")})

@@ -484,13 +484,14 @@ class Engram:
         memories = list(self.store.list(self.filters(**filter_args), limit=10**9, order="oldest"))
         return exchange.render(memories, fmt)
 
-    def import_records(self, records: Iterable[tuple[int, Any]]) -> ImportResult:
+    def import_records(self, records: Iterable[tuple[int, Any]],
+                       progress: Callable[[int], None] | None = None) -> ImportResult:
         """Import (line number, record) pairs; bad records are reported, good ones kept.
 
         Records keep their ids, timestamps, statuses and version links, so an export
-        imported into an empty store is the same store.
+        imported into an empty store is the same store. `progress(done)` follows it.
         """
-        return importing.import_records(self, records)
+        return importing.import_records(self, records, progress)
 
     def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Re-embed every memory with the current embedder and rebuild keyword terms."""

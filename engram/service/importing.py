@@ -4,7 +4,7 @@ their line, good ones kept, whatever the bad ones hold.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import exchange
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 #: Records per import transaction: embedded, deduplicated with one scan of the rows of
 #: the batch's projects, then written. A bigger batch shares that scan among more records.
 IMPORT_BATCH = 1024
+#: Records handled between two progress reports when someone watches (embedding is most of
+#: an import's time, so a terminal sees the bar move every second or two).
+PROGRESS_BATCH = 128
 
 
 def _json_kind(value: Any) -> str:
@@ -27,13 +30,16 @@ def _json_kind(value: Any) -> str:
     return kinds.get(type(value), "a number")
 
 
-def import_records(service: Engram, records: Iterable[tuple[int, Any]]) -> ImportResult:
+def import_records(service: Engram, records: Iterable[tuple[int, Any]],
+                   progress: Callable[[int], None] | None = None) -> ImportResult:
     """Import (line number, record) pairs; bad records are reported, good ones kept.
 
     Records keep their ids, timestamps, statuses and version links, so an export
-    imported into an empty store is the same store.
+    imported into an empty store is the same store. `progress(done)` is told how many
+    records were handled so far, after each batch.
     """
     result = ImportResult()
+    size = IMPORT_BATCH if progress is None else PROGRESS_BATCH
     batch: list[tuple[int, Memory, tuple[str, ...]]] = []
 
     def fail(line: int, error: str) -> None:
@@ -50,6 +56,8 @@ def import_records(service: Engram, records: Iterable[tuple[int, Any]]) -> Impor
             else:
                 result.imported += 1
         batch.clear()
+        if progress is not None:
+            progress(len(result.ids))
 
     now = service.clock()
     for line, record in records:
@@ -71,7 +79,7 @@ def import_records(service: Engram, records: Iterable[tuple[int, Any]]) -> Impor
             fail(line, error)
             continue
         batch.append((line, memory, kinds))
-        if len(batch) >= IMPORT_BATCH:
+        if len(batch) >= size:
             flush()
     flush()
     return result
