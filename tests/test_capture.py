@@ -635,6 +635,27 @@ def test_open_todos_and_questions_left_at_the_end():
                                                                      "open_question")])
 
 
+def test_tasks_left_open_in_claude_codes_task_list_are_todos():
+    """Claude Code 2.1 keeps its task list with TaskCreate / TaskUpdate, not TodoWrite."""
+    def create(n: int, subject: str) -> dict:
+        return {"task": {"id": str(n), "subject": subject}}
+
+    session = Session().prompt("add CSV export to the orders page")
+    for n, subject in enumerate(["Add the export endpoint", "Stream rows in batches",
+                                 "Document the export in the README"], 1):
+        session.tool("TaskCreate", {"subject": subject, "description": subject + ".",
+                                    "activeForm": subject}, create(n, subject),
+                     content=f"Task #{n} created successfully: {subject}")
+    session.tool("TaskUpdate", {"taskId": "1", "status": "completed"}, {"success": True},
+                 content="Updated task #1 status")
+    session.tool("TaskUpdate", {"taskId": "2", "status": "in_progress"}, {"success": True},
+                 content="Updated task #2 status")
+    session.edit("app/export.py").say("The endpoint is in; batching is half done.")
+    todos = found(session.extract(), "todo")
+    assert "Stream rows in batches" in todos and "Document the export in the README" in todos
+    assert "Add the export endpoint" not in todos
+
+
 def test_work_the_person_takes_on_or_leaves_for_now_is_a_todo():
     session = (
         Session().prompt("make the report fast")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from npm_support import npm_tools
 
 import engram
 
@@ -31,14 +31,7 @@ ENGRAM = str(Path(sys.executable).with_name("engram"))
 
 @pytest.fixture(scope="session")
 def claude(tmp_path_factory: pytest.TempPathFactory) -> str:
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed: the real Claude Code CLI comes from npm")
-    where = tmp_path_factory.mktemp("claude-code")
-    proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(where),
-                           CLAUDE_CODE], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return str(where / "node_modules" / ".bin" / "claude")
+    return str(npm_tools(tmp_path_factory, CLAUDE_CODE) / "claude")
 
 
 def steps(project: Path) -> list[list[dict[str, Any]]]:

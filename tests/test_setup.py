@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from npm_support import npm_tools
 
 ENGRAM = str(Path(sys.executable).with_name("engram"))
 
@@ -526,15 +526,7 @@ def test_gemini_clis_prompt_hook_gets_engrams_recall_in_its_own_answer_format(en
 @pytest.fixture(scope="session")
 def agent_clis(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Gemini CLI and OpenCode, the real ones, from npm (pinned)."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed: the real agent CLIs come from npm")
-    where = tmp_path_factory.mktemp("agent-clis")
-    proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(where),
-                           "@google/gemini-cli@0.61.0", "opencode-ai@1.18.33"],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return where / "node_modules" / ".bin"
+    return npm_tools(tmp_path_factory, "@google/gemini-cli@0.61.0", "opencode-ai@1.18.33")
 
 
 def test_the_real_gemini_cli_and_opencode_see_engram_connected(env, home, tmp_path,

@@ -25,6 +25,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..hooks import triage
 from . import lexicon
@@ -782,6 +783,7 @@ class Extractor:
                     todo.get("status") != "completed"
                 ):
                     items.append(("todo", todo["content"], last_list.at))
+        items += [("todo", subject, at) for subject, at in open_tasks(self.session.tools)]
         # A question the user asked that the answer left open: the question and the answer.
         answered: set[int] = set()
         for index, turn in enumerate(turns):
@@ -822,6 +824,37 @@ class Extractor:
                 continue
             seen.add(normalized(text))
             self.add(Finding(kind, shorten(text, 300), "open", at=at, importance=0.55))
+
+
+_TASK_ID_RE = re.compile(r"#(\d+)")
+
+
+def open_tasks(calls: list[ToolCall]) -> list[tuple[str, str | None]]:
+    """(subject, time) of the tasks Claude Code's task list still had open at the end: the
+    TaskCreate / TaskUpdate tools that replaced TodoWrite (ids are counters, reported in
+    the result: "Task #3 created successfully: …")."""
+    tasks: dict[str, dict[str, Any]] = {}
+    for call in calls:
+        if call.failed is not False:
+            continue
+        if call.name == "TaskCreate" and isinstance(call.input.get("subject"), str):
+            task = call.result.get("task") if isinstance(call.result, dict) else None
+            found = _TASK_ID_RE.search(call.output)
+            task_id = str(task.get("id")) if isinstance(task, dict) and task.get("id") else (
+                found.group(1) if found else str(len(tasks) + 1))
+            tasks[task_id] = {"subject": call.input["subject"], "status": "pending",
+                              "at": call.at}
+        elif call.name == "TaskUpdate":
+            task_id = call.input.get("taskId") or call.input.get("task_id")
+            task = tasks.get(str(task_id))
+            if task is None:
+                continue
+            if isinstance(call.input.get("status"), str):
+                task["status"] = call.input["status"]
+            if isinstance(call.input.get("subject"), str):
+                task["subject"] = call.input["subject"]
+    return [(t["subject"], t["at"]) for t in tasks.values()
+            if t["status"] not in ("completed", "deleted")]
 
 
 @dataclass
