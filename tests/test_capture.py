@@ -635,6 +635,35 @@ def test_open_todos_and_questions_left_at_the_end():
                                                                      "open_question")])
 
 
+def test_rules_quoted_by_the_summary_of_a_continued_session_are_kept_once():
+    summary = ("This session is being continued from a previous conversation that ran out of "
+               "context. The summary below covers the earlier portion of the conversation.\n\n"
+               "1. Primary Request and Intent:\n   Make the revenue report fast.\n\n"
+               "6. All user messages:\n"
+               '   - "the revenue report takes 40s, can you make it fast? no redis please, ops '
+               'won\'t run another stateful service"\n'
+               "   - (Plan mode approval - implicit)\n"
+               '   - "ok mat view sounds good, go"\n\n'
+               "7. Pending Tasks:\n   - Add the refresh command.\n")
+    compact = {"parentUuid": None, "isSidechain": False, "type": "user", "cwd": CWD,
+               "sessionId": SESSION, "isCompactSummary": True, "isVisibleInTranscriptOnly": True,
+               "timestamp": "2026-03-18T09:00:00.000Z",
+               "message": {"role": "user", "content": summary}}
+    session = (
+        Session().raw(compact)
+        .prompt("go on. no redis please, ops won't run another stateful service")
+        .edit("reports/management/commands/refresh_revenue_mv.py")
+        .say("Added the refresh command.")
+    )
+    rules = found(session.extract(), "constraint")
+    assert len([r for r in rules if "no redis" in r]) == 1  # told again here: once
+
+    session = Session().raw(compact).prompt("go on").edit("reports/refresh.py").say("Done.")
+    rules = found(session.extract(), "constraint")
+    assert any("no redis please" in r for r in rules)  # said only before the compaction
+    assert not any("Plan mode" in r for r in rules)
+
+
 def test_tasks_left_open_in_claude_codes_task_list_are_todos():
     """Claude Code 2.1 keeps its task list with TaskCreate / TaskUpdate, not TodoWrite."""
     def create(n: int, subject: str) -> dict:

@@ -63,6 +63,7 @@ from .reading import (
     rules_in,
     shorten,
     summary_fixes,
+    summary_user_messages,
     text_weight,
 )
 from .transcript import Event, Session, ToolCall
@@ -749,6 +750,12 @@ class Extractor:
         sources: list[tuple[str, str | None, str]] = [
             (e.text, e.at, "rule") for e in self.events if e.kind == "prompt"
         ]
+        said = [normalized(text) for text, _, _ in sources]
+        for event in self.events:  # what the user said before a compaction, if not here
+            if event.kind == "compaction" and event.text:
+                sources += [(quote, event.at, "rule")
+                            for quote in summary_user_messages(event.text)
+                            if not any(normalized(quote) in prompt for prompt in said)]
         sources += [(c.feedback, c.at, "rejected") for c in self.session.tools if c.feedback]
         for text, at, origin in sources:
             for kind, rule in rules_in(text, whole=origin == "rejected"):

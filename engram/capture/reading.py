@@ -382,6 +382,27 @@ _FIXED_RE = re.compile(r"\b(fixed|fix(ed)? by|resolved|rewrote|replaced|switched
                        r"added|used|using|moved|converted)\b", re.IGNORECASE)
 
 
+_USER_MESSAGES_HEADING_RE = re.compile(r"^\s*\d+\.\s*all user messages\b", re.IGNORECASE)
+
+
+def summary_user_messages(summary: str) -> list[str]:
+    """The user's own messages a compaction summary quotes ("All user messages"): in a
+    session continued from an earlier one, the only record of what the user said there."""
+    lines = summary.splitlines()
+    start = next((i for i, line in enumerate(lines) if _USER_MESSAGES_HEADING_RE.match(line)),
+                 None)
+    if start is None:
+        return []
+    found = []
+    for line in lines[start + 1:]:
+        if _SECTION_HEADING_RE.match(line):
+            break
+        quoted = re.match(r'^\s*[-*•]\s+["“](.+)["”]\s*$', line)
+        if quoted:  # a quote; "(Plan mode approval - implicit)" is the summary's own words
+            found.append(quoted.group(1))
+    return found
+
+
 def summary_fixes(summary: str) -> list[tuple[str, str]]:
     """(error, how it was fixed) from a compaction summary's "Errors and fixes" section:
     items that name a fix, leaving out lint nits, mechanical compile slips and what was
