@@ -251,3 +251,34 @@ def test_the_plugin_from_this_repository_remembers_a_real_session(claude, fake_a
     assert {"bug_note", "verified_command", "task_summary"} <= types
     assert not (home / ".claude" / "settings.json").exists() or "engram hook" not in (
         home / ".claude" / "settings.json").read_text()  # the plugin, not setup, did it
+
+
+def test_a_project_setup_is_connected_for_its_author_and_pending_for_a_teammate(claude,
+                                                                                tmp_path):
+    """What the real Claude Code says of a project-scope setup, and what doctor reports."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    env = environment(claude, "http://127.0.0.1:9", tmp_path / "home", tmp_path / "engram")
+    env["PATH"] = f"{Path(ENGRAM).parent}:{env['PATH']}"  # engram on PATH, as after pipx
+    done = subprocess.run([ENGRAM, "setup", "--scope", "project", "--agent", "claude"], env=env,
+                          cwd=project, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = subprocess.run([claude, "mcp", "get", "engram"], env=env, cwd=project,
+                         capture_output=True, text=True, timeout=120)
+    assert "Status: ✔ Connected" in got.stdout, got.stdout
+    assert "Command: engram\n" in got.stdout  # the portable command, not a venv path
+
+    # a teammate's checkout: the committed files, not the author's local approval
+    (project / ".claude" / "settings.local.json").unlink()
+    mate = environment(claude, "http://127.0.0.1:9", tmp_path / "mate", tmp_path / "mate-engram")
+    mate["PATH"] = env["PATH"]
+    got = subprocess.run([claude, "mcp", "get", "engram"], env=mate, cwd=project,
+                         capture_output=True, text=True, timeout=120)
+    assert "Pending approval" in got.stdout, got.stdout
+    doctor = subprocess.run([ENGRAM, "doctor", "--json"], env=mate, cwd=project,
+                            capture_output=True, text=True, timeout=300)
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    status = checks["mcp claude status"]
+    assert status["status"] == "warn" and "Pending approval" in status["detail"]
+    assert "engram setup --scope project" in status["fix"]

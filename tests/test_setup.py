@@ -213,19 +213,71 @@ def test_project_scope_writes_the_project_files(env, home, tmp_path):
     assert (project / "CLAUDE.md").read_text() == "# Shop\n"
 
 
+def test_a_project_setup_runs_engram_from_path_so_a_teammates_other_virtualenv_works(
+        env, home, tmp_path):
+    project = tmp_path / "shop"
+    project.mkdir()
+    result = setup(env, "--scope", "project", "--project-dir", str(project), "--agent", "claude")
+    assert any("pipx install engram-recall" in note for note in result["notes"])
+    shared = [project / ".claude/settings.json", project / ".mcp.json",
+              *sorted((project / ".claude/commands").iterdir())]
+    for path in shared:  # the files a team commits name no one's virtualenv
+        assert str(Path(ENGRAM).parent) not in path.read_text(), path
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["engram"][
+        "command"] == "engram"
+    # the person who ran setup has approved the project's server; that file is theirs only
+    local = json.loads((project / ".claude/settings.local.json").read_text())
+    assert local["enabledMcpjsonServers"] == ["engram"]
+
+    # a teammate: engram installed elsewhere, found on their PATH
+    elsewhere = tmp_path / "teammate-venv" / "bin"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "engram").symlink_to(ENGRAM)
+    teammate = {**env, "PATH": f"{elsewhere}:/usr/bin:/bin", "HOME": str(tmp_path / "mate")}
+    settings = json.loads((project / ".claude/settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    payload = {"session_id": "t", "transcript_path": str(tmp_path / "t.jsonl"),
+               "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
+    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), env=teammate,
+                          cwd=project, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    setup(env, "--scope", "project", "--project-dir", str(project), "--agent", "claude",
+          "--uninstall")
+    assert not (project / ".claude/settings.local.json").exists()
+
+
+def test_doctor_names_a_command_whose_virtualenv_was_moved_and_a_fix_that_works(env, home,
+                                                                                tmp_path):
+    setup(env, "--agent", "claude", "--agent", "cursor")
+    moved = tmp_path / "old-venv" / "bin" / "engram"  # the script is there, its python is not
+    moved.parent.mkdir(parents=True)
+    moved.write_text("#!/gone/venv/bin/python3\nimport sys\n")
+    moved.chmod(0o755)
+    for name in (".claude/settings.json", ".cursor/mcp.json"):
+        path = home / name
+        path.write_text(path.read_text().replace(ENGRAM, str(moved)))
+    report = json.loads(run_cli(env, "doctor", "--json").stdout)
+    checks = {c["name"]: c for c in report["checks"]}
+    for name in ("claude hooks", "mcp cursor (user)"):
+        assert checks[name]["status"] == "fail", checks[name]
+        assert "/gone/venv/bin/python3 is gone" in checks[name]["detail"]
+        assert "pipx install engram-recall" in checks[name]["fix"]
+
+
 def test_claude_cli_registers_the_mcp_server_when_present(env, home, tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     calls = tmp_path / "claude-calls.txt"
     registry = tmp_path / "claude-registry.txt"
     fake = bin_dir / "claude"
-    fake.write_text(  # a stand-in for `claude mcp …` that remembers what was added
+    fake.write_text(  # a stand-in for `claude mcp …` that remembers what was added, and
+        # answers `get` in the real CLI's format ("  Command: …" then "  Args: …")
         "#!/bin/sh\n"
         f'echo "$@" >> {calls}\n'
         'case "$2" in\n'
         f'  get) [ -f {registry} ] && cat {registry} && exit 0;'
         ' echo "No MCP server found" >&2; exit 1;;\n'
-        f'  add) shift 5; echo "Command: $*" > {registry};;\n'
+        f'  add) shift 6; printf "  Command: %s\\n  Args: mcp\\n" "$1" > {registry};;\n'
         f'  remove) rm -f {registry};;\n'
         "esac\n"
     )

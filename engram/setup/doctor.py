@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -66,9 +67,35 @@ def _embedder() -> Check:
                      "ENGRAM_EMBEDDER=none")
 
 
-def _executable(command: str) -> bool:
-    first = shlex.split(command)[0] if command.strip() else ""
-    return bool(first) and os.path.isfile(first) and os.access(first, os.X_OK)
+def unrunnable(command: str) -> str | None:
+    """Why a registered command would not start ('' words, a missing file, a script whose
+    interpreter is gone after its virtualenv moved), or None when it would."""
+    try:
+        first = shlex.split(command)[0] if command.strip() else ""
+    except ValueError:
+        return "it cannot be read as a command"
+    if not first:
+        return "it is empty"
+    found = first if os.sep in first else shutil.which(first)
+    if found is None:
+        return f"`{first}` is not on PATH"
+    if not (os.path.isfile(found) and os.access(found, os.X_OK)):
+        return f"{found} is missing or not executable"
+    try:
+        with open(found, "rb") as script:
+            head = script.readline(512)
+    except OSError as exc:
+        return f"{found} cannot be read: {exc.strerror}"
+    if head.startswith(b"#!"):
+        interpreter = head[2:].decode("utf-8", "replace").split()
+        if interpreter and not os.access(interpreter[0], os.X_OK):
+            return (f"its interpreter {interpreter[0]} is gone (was the virtualenv moved or "
+                    f"deleted?)")
+    return None
+
+
+REINSTALL = ("reinstall engram where it will stay (`pipx install engram-recall` or "
+             "`uv tool install engram-recall`), then run `engram setup` from it")
 
 
 def _hooks(ctx: Context) -> list[Check]:
@@ -89,10 +116,11 @@ def _hooks(ctx: Context) -> list[Check]:
         checks.append(Check("claude hooks", "fail", "no Engram hooks in Claude Code settings",
                             "run `engram setup` (or `engram setup --scope project`)"))
         return checks
-    broken = sorted({c for c in registered.values() if not _executable(c)})
+    broken = sorted({(c, why) for c in registered.values() if (why := unrunnable(c))})
     if broken:
-        checks.append(Check("claude hooks", "fail", f"hook command not executable: {broken[0]}",
-                            "re-run `engram setup` from the environment engram is installed in"))
+        command, why = broken[0]
+        checks.append(Check("claude hooks", "fail", f"hook command `{command}` will not run: "
+                            f"{why}", REINSTALL))
     elif missing:
         checks.append(Check("claude hooks", "warn", f"missing hooks: {', '.join(missing)}",
                             "re-run `engram setup`"))
@@ -159,24 +187,17 @@ def _mcp(ctx: Context) -> list[Check]:
             registered.append(("codex", server["command"]))
     except Exception:  # noqa: BLE001
         pass
-    claude = shutil.which("claude")
-    if claude:
-        try:
-            got = subprocess.run([claude, "mcp", "get", SERVER_NAME], capture_output=True,
-                                 text=True, timeout=30, cwd=ctx.project_dir)
-            if got.returncode == 0:
-                registered.append(("claude (claude mcp)", ctx.command if ctx.command in got.stdout
-                                   else "(another command: re-run `engram setup`)"))
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    if not registered:
+    claude_status = _claude_status(ctx)
+    if not registered and claude_status is None:
         checks.append(Check("mcp", "warn", "no Engram MCP server registered with Claude Code, "
                             "Codex or Cursor", "run `engram setup`"))
     for label, command in registered:
-        ok = os.path.isfile(command) and os.access(command, os.X_OK)
-        checks.append(Check(f"mcp {label}", "ok" if ok else "fail",
-                            f"{command} mcp" + ("" if ok else " (not executable)"),
-                            None if ok else "re-run `engram setup`"))
+        why = unrunnable(command)
+        checks.append(Check(f"mcp {label}", "fail" if why else "ok",
+                            f"{command} mcp" + (f": {why}" if why else ""),
+                            REINSTALL if why else None))
+    if claude_status is not None:
+        checks.append(claude_status)
     try:
         proc = subprocess.run([ctx.command, "mcp", "--help"], capture_output=True, text=True,
                               timeout=30)
@@ -187,6 +208,35 @@ def _mcp(ctx: Context) -> list[Check]:
                         f"`{ctx.command} mcp` " + ("exists" if ok else "does not run"),
                         None if ok else "reinstall engram with its MCP support"))
     return checks
+
+
+#: `claude mcp get engram`'s status line, as Claude Code 2.1 prints it
+_STATUS_RE = re.compile(r"^\s*Status:\s*(?P<status>.+?)\s*$", re.MULTILINE)
+
+
+def _claude_status(ctx: Context) -> Check | None:
+    """What Claude Code itself says of Engram's server here (it starts it to answer):
+    connected, failing, or a project's server still waiting for this user's approval."""
+    claude = shutil.which("claude")
+    if not claude:
+        return None
+    try:
+        got = subprocess.run([claude, "mcp", "get", SERVER_NAME], capture_output=True,
+                             text=True, timeout=60, cwd=ctx.project_dir)
+    except (OSError, subprocess.TimeoutExpired):
+        return Check("mcp claude status", "warn", "`claude mcp get engram` did not answer", None)
+    if got.returncode != 0:
+        return None  # not registered with the CLI; the files above tell the rest
+    found = _STATUS_RE.search(got.stdout)
+    status = found.group("status") if found else "(no status line)"
+    if "connected" in status.lower() and "fail" not in status.lower():
+        return Check("mcp claude status", "ok", f"Claude Code: {status}")
+    if "pending" in status.lower():
+        return Check("mcp claude status", "warn", f"Claude Code: {status}",
+                     "approve Engram's server when `claude` asks in this project, or run "
+                     "`engram setup --scope project` here (it approves it for you)")
+    return Check("mcp claude status", "fail", f"Claude Code: {status}",
+                 "`engram doctor` above says which command is broken; " + REINSTALL)
 
 
 def _worker() -> Check:

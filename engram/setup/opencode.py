@@ -39,7 +39,7 @@ def detected(ctx: Context) -> bool:
 
 def plan_opencode(ctx: Context, run: Any) -> Plan:
     plan = Plan("opencode")
-    server = {"type": "local", "command": [ctx.command, "mcp"], "enabled": True}
+    server = {"type": "local", "command": [ctx.runs, "mcp"], "enabled": True}
 
     def edit(data: dict[str, Any]) -> None:
         if not ctx.uninstall and not data:

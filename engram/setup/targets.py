@@ -29,6 +29,9 @@ from .files import (
 )
 
 SERVER_NAME = "engram"
+#: What a project's shared files run: `engram` from PATH, the same for every teammate
+#: whatever their virtualenv (the user's own files keep this environment's absolute path).
+PORTABLE_COMMAND = "engram"
 # (event, matcher, timeout in seconds). Timeouts exceed the hooks' internal deadlines
 # (engram/hooks/runner.py) so a hook always ends itself first.
 HOOK_EVENTS: tuple[tuple[str, str | None, int], ...] = (
@@ -56,11 +59,17 @@ class Context:
     uninstall: bool = False
 
     @property
+    def runs(self) -> str:
+        """The command written into this scope's files: a project's are committed and
+        shared, so they run `engram` from PATH; the user's own run this environment's."""
+        return PORTABLE_COMMAND if self.scope == "project" else self.command
+
+    @property
     def hook_prefix(self) -> str:
-        return shlex.quote(self.command)
+        return shlex.quote(self.runs)
 
     def server(self, **extra: Any) -> dict[str, Any]:
-        return {**extra, "command": self.command, "args": ["mcp"]}
+        return {**extra, "command": self.runs, "args": ["mcp"]}
 
 
 @dataclass
@@ -231,7 +240,7 @@ def plan_claude(ctx: Context, run: Any) -> Plan:
         scope = "project" if ctx.scope == "project" else "user"
         got = run([claude, "mcp", "get", SERVER_NAME], ctx.project_dir)
         registered = got is not None and got.returncode == 0
-        matches = registered and ctx.command in (got.stdout or "")
+        matches = registered and f"Command: {ctx.runs}\n" in (got.stdout or "")
         if ctx.uninstall:
             if registered:
                 plan.commands.append([claude, "mcp", "remove", "--scope", scope, SERVER_NAME])
@@ -239,16 +248,54 @@ def plan_claude(ctx: Context, run: Any) -> Plan:
             if registered:
                 plan.commands.append([claude, "mcp", "remove", "--scope", scope, SERVER_NAME])
             plan.commands.append([claude, "mcp", "add", "--scope", scope, SERVER_NAME, "--",
-                                  ctx.command, "mcp"])
+                                  ctx.runs, "mcp"])
     else:
         plan.changes.append(json_change(
             claude_mcp_path(ctx), "Claude Code MCP server",
             lambda data: set_server(data, "mcpServers", server, ctx.uninstall)))
     plan.changes.append(markdown_change(claude_md_path(ctx), ctx))
+    if ctx.scope == "project":
+        plan.changes.append(json_change(
+            ctx.project_dir / ".claude" / "settings.local.json", "approval of the project's "
+            "MCP server (yours only)", lambda data: _approve(data, ctx.uninstall)))
+        if not ctx.uninstall:
+            plan.notes += teammate_notes(ctx)
     base = ctx.home if ctx.scope == "user" else ctx.project_dir
-    plan.changes += commands.changes(base / ".claude" / "commands", ctx.command,
+    plan.changes += commands.changes(base / ".claude" / "commands", ctx.runs,
                                      uninstall=ctx.uninstall)
     return plan
+
+
+def _approve(data: dict[str, Any], uninstall: bool) -> None:
+    """Claude Code starts a project's `.mcp.json` server only once each user approved it;
+    the approval lives in the user's own, uncommitted `.claude/settings.local.json`."""
+    approved = data.get("enabledMcpjsonServers")
+    if approved is not None and not isinstance(approved, list):
+        raise SetupError("`enabledMcpjsonServers` in .claude/settings.local.json is not a list")
+    approved = list(approved or [])
+    if uninstall:
+        if SERVER_NAME in approved:
+            approved.remove(SERVER_NAME)
+            if approved:
+                data["enabledMcpjsonServers"] = approved
+            else:
+                del data["enabledMcpjsonServers"]
+    elif SERVER_NAME not in approved:
+        data["enabledMcpjsonServers"] = [*approved, SERVER_NAME]
+
+
+def teammate_notes(ctx: Context) -> list[str]:
+    """What a project-scope setup leaves to each person who shares the project."""
+    notes = ["the project's files run `engram` from PATH: each teammate installs it once "
+             "(`pipx install engram-recall` or `uv tool install engram-recall`) and runs "
+             "`engram setup --scope project` in their checkout, which approves the project's "
+             "MCP server for them (or approves it when Claude Code asks)"]
+    found = shutil.which(PORTABLE_COMMAND)
+    if found is None:
+        notes.insert(0, f"`{PORTABLE_COMMAND}` is not on your PATH, so the project's hooks and "
+                     f"MCP server will not start for you: install it with pipx or uv tool, or "
+                     f"add {Path(ctx.command).parent} to PATH")
+    return notes
 
 
 # --- Codex ------------------------------------------------------------------------------------
@@ -289,7 +336,7 @@ def toml_change(path: Path, ctx: Context) -> FileChange:
         if not servers:
             del doc["mcp_servers"]
     else:
-        wanted = ctx.server()
+        wanted = {"command": ctx.command, "args": ["mcp"]}  # the user's own file: this env
         current = servers.get(SERVER_NAME) if servers is not None else None
         if current is not None and {k: current.get(k) for k in wanted} == wanted:
             return FileChange(path, before, before, "Codex MCP server")
