@@ -557,3 +557,32 @@ def test_without_engram_project_saves_are_global(tmp_path: Path) -> None:
 
     anyio.run(main)
     mem.close()
+
+
+def test_an_agents_folder_names_the_project_of_its_saves_as_the_hooks_name_it(
+        tmp_path: Path) -> None:
+    """Claude Code starts `engram mcp` in the project's folder: without ENGRAM_PROJECT,
+    a save with no project goes to that folder's project (the git root's name, which is
+    what the hooks use), and the tool says so."""
+    from engram.hooks.state import project_for
+
+    repo = tmp_path / "shopfront"
+    (repo / "src" / "cart").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    env = server_env(tmp_path)
+    del env["ENGRAM_PROJECT"]
+    params = StdioServerParameters(command=str(ENGRAM), args=["mcp"], env=env,
+                                   cwd=str(repo / "src" / "cart"))
+
+    async def main() -> None:
+        async with Client(params, mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            project_help = tools["memory_save"].input_schema["properties"]["project"]
+            assert "'shopfront'" in json.dumps(project_help)
+            saved = await call(client, "memory_save", {"content": "Prices are in cents."})
+            assert saved["memory"]["project"] == "shopfront"
+            saved = await call(client, "memory_save", {"content": "Tabs.", "project": ""})
+            assert saved["memory"]["project"] is None  # global, on purpose
+
+    anyio.run(main)
+    assert project_for(str(repo / "src" / "cart"), {}) == "shopfront"  # the hooks' name

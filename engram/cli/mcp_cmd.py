@@ -26,7 +26,9 @@ def mcp(http: bool, host: str, port: int) -> None:
 
     \b
     Environment: ENGRAM_DB / ENGRAM_HOME (store), ENGRAM_EMBEDDER, ENGRAM_PROJECT (default
-    project for saves), ENGRAM_TOKEN (bearer token for --http; enforced whenever set).
+    project for saves; over stdio it defaults to the project of the folder the agent runs
+    in, named as the hooks name it), ENGRAM_TOKEN (bearer token for --http; enforced
+    whenever set).
     """
     if not http:
         from ..mcp.early import private_stdin, start
@@ -36,6 +38,21 @@ def mcp(http: bool, host: str, port: int) -> None:
             _serve(False, host, port, early=start(source))
         return
     _serve(True, host, port)
+
+
+def default_project(http: bool) -> str | None:
+    """The project saves go to when the agent names none: $ENGRAM_PROJECT, else, over stdio,
+    the project of the folder the agent started this server in, found as the hooks find it
+    (a `[projects]` mapping, the git root's name), so both file memories under one name.
+    A shared HTTP server has no folder of its own to go by."""
+    explicit = os.environ.get("ENGRAM_PROJECT")
+    if explicit is not None:
+        return explicit or None
+    if http:
+        return None
+    from ..hooks.state import project_for
+
+    return project_for(os.getcwd())
 
 
 def _serve(http: bool, host: str, port: int, early: Any = None) -> None:
@@ -56,7 +73,7 @@ def _serve(http: bool, host: str, port: int, early: Any = None) -> None:
     backlog = None
     if not isinstance(service, RemoteEngram):  # a server's upkeep is the server's business
         backlog = service.lifecycle.serve_long()  # upkeep in a thread, audit after replies
-    server = build_server(service, default_project=os.environ.get("ENGRAM_PROJECT") or None)
+    server = build_server(service, default_project=default_project(http))
     try:
         if http:
             run_http(server, host=host, port=port, token=token, users=service.users)

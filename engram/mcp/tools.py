@@ -89,7 +89,8 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
             raise ValidationError(name, str(exc)) from None
 
     def project_or_default(project: str | None) -> str | None:
-        """Omitted → $ENGRAM_PROJECT (if set); "" → global, on purpose."""
+        """Omitted → the session's project (ENGRAM_PROJECT, or the agent's folder's); "" →
+        global, on purpose."""
         if project is None:
             return default_project
         return project or None
@@ -102,8 +103,9 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
             return func
         return decorator
 
-    default_note = (f' Omitted: {default_project!r} (ENGRAM_PROJECT); "" for a global memory.'
-                    if default_project else " Omitted: a global memory (all projects).")
+    default_note = (f' Omitted: {default_project!r} (this session\'s project); "" for a '
+                    "global memory." if default_project
+                    else " Omitted: a global memory (all projects).")
     context_note = (f" Omitted: {default_project!r}." if default_project
                     else " Omitted: all projects.")
 
