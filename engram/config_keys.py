@@ -27,6 +27,8 @@ KEYS: dict[str, tuple[type, str]] = {
     "server.url": (str, "the team server this machine uses"),
     "server.token": (str, "this machine's token for the team server"),
     "memory_files.sync_after_upkeep": (bool, "refresh synced MEMORY.md blocks after upkeep"),
+    "scopes.default": (str, "scope of a memory saved without one: team or personal "
+                            "(scopes.<type> sets one type's)"),
 }
 
 
@@ -57,6 +59,13 @@ def _kind(key: str) -> type:
     table, name = _split(key)
     if table == "projects" and name:
         return str  # a folder -> project name
+    if table == "scopes" and name:
+        from .model import TYPES
+
+        if name != "default" and name not in TYPES:
+            raise ValidationError("key", f"scopes.{name}: use scopes.default or scopes.<type>"
+                                  f" ({', '.join(TYPES)})")
+        return str  # team or personal, checked with the value
     keys = known()
     if key not in keys:
         raise ValidationError("key", f"{key} is not a setting Engram reads; `engram config"
@@ -66,6 +75,8 @@ def _kind(key: str) -> type:
 
 def parse_value(key: str, text: str) -> Any:
     kind = _kind(key)
+    if key.startswith("scopes.") and text not in ("team", "personal"):
+        raise ValidationError("value", f"{key} is team or personal, not {text!r}")
     if kind is bool:
         lowered = text.strip().lower()
         if lowered in ("true", "yes", "on", "1"):

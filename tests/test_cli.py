@@ -403,3 +403,19 @@ def test_an_import_shows_its_progress_on_a_terminal_and_nothing_extra_in_a_pipe(
     piped = run_cli(cli_env, "import", str(source))  # again, nothing on a terminal
     assert piped.returncode == 0 and piped.stderr == ""
     assert piped.stdout.strip() == "imported 0, duplicates 300, errors 0"
+
+
+def test_the_default_scope_of_each_type_is_a_setting(cli_env):
+    def scope_of(*args: str) -> str:
+        return run_json(cli_env, "add", *args)["memory"]["scope"]
+
+    assert scope_of("Tabs, not spaces", "--type", "preference") == "personal"
+    assert scope_of("Auth is Clerk", "--type", "decision") == "team"
+    assert run_cli(cli_env, "config", "set", "scopes.decision", "personal").returncode == 0
+    assert scope_of("Billing runs on Stripe", "--type", "decision") == "personal"
+    assert scope_of("Deploy with make ship", "--type", "verified_command") == "team"
+    assert scope_of("Payments stay team-wide", "--type", "decision", "--scope", "team") == "team"
+    refused = run_cli(cli_env, "config", "set", "scopes.decision", "everyone")
+    assert refused.returncode != 0 and "team or personal" in refused.stderr
+    refused = run_cli(cli_env, "config", "set", "scopes.decisions", "team")
+    assert refused.returncode != 0 and "scopes.<type>" in refused.stderr

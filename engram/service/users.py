@@ -68,8 +68,36 @@ def same_audience(a: Any, b: Any) -> bool:
 
 
 def default_scope(memory_type: str) -> str:
-    """A preference is its owner's; everything else is the team's."""
+    """The scope of a memory saved without one: `[scopes]` in config.toml (the type's own
+    key, then `default`) when set, else a preference is its owner's and everything else
+    the team's."""
+    chosen = configured_scopes()
+    scope = chosen.get(memory_type) or chosen.get("default")
+    if scope in SCOPES:
+        return scope
     return "personal" if memory_type == "preference" else "team"
+
+
+_read_scopes: dict[Any, dict[str, str]] = {}
+
+
+def configured_scopes() -> dict[str, str]:
+    """`[scopes]` of config.toml, read again only when the file changed (a server sees an
+    edit without a restart)."""
+    from ..config import config_path, load_config
+
+    path = config_path()
+    try:
+        stamp = (str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return {}
+    if stamp not in _read_scopes:
+        table = load_config().get("scopes")
+        _read_scopes.clear()
+        _read_scopes[stamp] = {k: v for k, v in (table or {}).items()
+                               if isinstance(k, str) and v in SCOPES} if isinstance(
+            table, dict) else {}
+    return _read_scopes[stamp]
 
 
 def hash_token(token: str) -> str:
