@@ -40,10 +40,34 @@ def _locked() -> Iterator[Path]:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
+#: How a queued line says what it is: a memory to import (no key), or a session's summary
+#: for the server's checkpoint, which keeps one per session.
+OP = "op"
+CHECKPOINT = "checkpoint"
+
+
 def queue(record: dict[str, Any]) -> None:
     """Append one record (already redacted, with its id) to the queue."""
     with _locked() as path, open_private(path, "a") as handle:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def queue_checkpoint(body: dict[str, Any]) -> None:
+    """Queue a session's summary (already redacted). A session has one summary on the
+    server, so a newer one replaces the one still waiting instead of queuing a second."""
+    session = body.get("session_id")
+    record = {OP: CHECKPOINT, **body}
+    with _locked() as path:
+        kept = [r for r in pending() if not (
+            session and r.get(OP) == CHECKPOINT and r.get("session_id") == session)]
+        _rewrite(path, [*kept, record])
+
+
+def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
+    tmp = path.with_name(f".{OUTBOX_NAME}.{os.getpid()}.tmp")
+    with open_private(tmp, "w") as handle:
+        handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    os.replace(tmp, path)
 
 
 def pending() -> list[dict[str, Any]]:
@@ -62,8 +86,9 @@ def pending() -> list[dict[str, Any]]:
     return records
 
 
-def send(post: Any) -> tuple[int, int]:
-    """Send the queue in order with `post(records) -> import result`; (sent, left).
+def send(post: Any, checkpoint: Any) -> tuple[int, int]:
+    """Send the queue in order, (sent, left): runs of memories with `post(records)` (the
+    import), session summaries with `checkpoint(body)`.
 
     Records leave the file only once the server acknowledged them; a failure part way
     keeps the rest, in order, for the next try.
@@ -72,15 +97,20 @@ def send(post: Any) -> tuple[int, int]:
         records = pending()
         sent = 0
         try:
-            for start in range(0, len(records), SYNC_BATCH):
-                batch = records[start:start + SYNC_BATCH]
+            while sent < len(records):
+                if records[sent].get(OP) == CHECKPOINT:
+                    checkpoint({k: v for k, v in records[sent].items() if k != OP})
+                    sent += 1
+                    continue
+                batch = []
+                for record in records[sent:sent + SYNC_BATCH]:
+                    if record.get(OP) == CHECKPOINT:
+                        break
+                    batch.append(record)
                 post(batch)
                 sent += len(batch)
         finally:
             left = records[sent:]
             if sent:
-                tmp = path.with_name(f".{OUTBOX_NAME}.{os.getpid()}.tmp")
-                with open_private(tmp, "w") as handle:
-                    handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in left)
-                os.replace(tmp, path)
+                _rewrite(path, left)
         return sent, len(left)

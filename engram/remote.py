@@ -249,7 +249,10 @@ class RemoteEngram:
         def post(records: list[dict[str, Any]]) -> None:
             self._call("POST", "/v1/import", json={"records": records}, replay=False)
 
-        return outbox.send(post)
+        def checkpoint(body: dict[str, Any]) -> None:
+            self._call("POST", "/v1/checkpoint", json=body, replay=False)
+
+        return outbox.send(post, checkpoint)
 
     def save_many(self, records: Sequence[dict[str, Any]]) -> list[SaveResult]:
         """One save each (a hook's captures are a handful); each may wait in the outbox."""
@@ -266,9 +269,23 @@ class RemoteEngram:
             params={"in_place": str(in_place).lower()}))
 
     def checkpoint(self, summary: str, **fields_: Any) -> SaveResult:
+        """The session's summary on the server; or, when it cannot be reached, queued in
+        the outbox (redacted; a newer summary of the session replaces a waiting one)."""
         fields_.pop("provenance", None)  # the server's checkpoints are checkpoints
         body = {"summary": summary, **_json_fields(fields_)}
-        return _save_result(self._call("POST", "/v1/checkpoint", json=body))
+        try:
+            return _save_result(self._call("POST", "/v1/checkpoint", json=body))
+        except Unreachable:
+            from . import outbox
+            from .identity import new_id
+            from .redaction import redact_tree
+
+            queued, kinds = redact_tree(dict(body))
+            outbox.queue_checkpoint(queued)
+            memory = memory_from_dict({"id": new_id(), "content": queued["summary"],
+                                       "type": "task_summary",
+                                       "project": queued.get("project")})
+            return SaveResult(memory, False, (), tuple(dict.fromkeys(kinds)), queued=True)
 
     def _action(self, memory_id: str, name: str) -> Memory:
         return memory_from_dict(self._call("POST", f"/v1/memories/{_id(memory_id)}/{name}"))

@@ -607,3 +607,44 @@ def test_claude_code_hooks_recall_from_and_capture_to_the_team_server(tmp_path: 
     assert down.returncode == 0 and "Traceback" not in down.stderr
     queued = (Path(cli_env["ENGRAM_HOME"]) / "outbox.jsonl").read_text()
     assert "ruff check ." in queued
+
+
+def test_a_sessions_summary_made_while_the_server_is_down_waits_once_and_arrives(
+        tmp_path: Path, cli_env):
+    """Stop with the server down: the hook exits 0, the captured memories and the
+    session's summary wait in the outbox; a later Stop of the same session replaces the
+    waiting summary instead of queuing a second; `engram sync` delivers one summary."""
+    from conftest import run_cli, run_json
+    from test_hooks import FIXTURES
+    from test_mcp import free_port
+
+    home, db = tmp_path / "server-home", str(tmp_path / "shared.db")
+    token = json.loads(users_cli(home, db, "add", "ada", "--json").stdout)["token"]
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text((FIXTURES / "transcript.jsonl").read_text().replace(
+        "/home/dev/shop", str(project)))
+    port = free_port()
+    env = dict(cli_env, ENGRAM_URL=f"http://127.0.0.1:{port}", ENGRAM_TOKEN=token,
+               ENGRAM_HOOK_DEADLINE="60")
+    stop = {**json.loads((FIXTURES / "stop.json").read_text()), "cwd": str(project),
+            "transcript_path": str(transcript)}
+    for _ in range(2):
+        done = run_cli(env, "hook", "Stop", input=json.dumps(stop))
+        assert done.returncode == 0 and "Traceback" not in done.stderr
+    queued = [json.loads(line) for line in
+              (Path(cli_env["ENGRAM_HOME"]) / "outbox.jsonl").read_text().splitlines()]
+    summaries = [r for r in queued if r.get("op") == "checkpoint"]
+    assert len(summaries) == 1 and summaries[0]["session_id"] == stop["session_id"]
+    assert len(queued) > 1  # the session's memories wait beside it
+
+    server = start_server(home, "--port", str(port), ENGRAM_DB=db)
+    try:
+        assert run_json(env, "sync")["queued"] == 0
+    finally:
+        server.stop()
+    with engram.open(db, embedder="none") as mem:
+        [summary] = mem.list(types=["task_summary"], limit=10)
+        assert summary.meta["session_id"] == stop["session_id"] and summary.owner == "ada"
+        assert len(mem.list(limit=100)) == len(queued)  # nothing lost, nothing twice
