@@ -35,6 +35,7 @@ URL_ENV = "ENGRAM_URL"
 TOKEN_ENV = "ENGRAM_TOKEN"
 TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 5.0  # a server that is down should not hold a command for long
+BATCH = 200  # memories per request: the server's MAX_BATCH
 _TIMES = ("created_at", "updated_at", "event_at", "expires_at", "last_accessed_at")
 _FIELDS = tuple(f.name for f in fields(Memory))
 
@@ -255,11 +256,19 @@ class RemoteEngram:
         return outbox.send(post, checkpoint)
 
     def save_many(self, records: Sequence[dict[str, Any]]) -> list[SaveResult]:
-        """One save each (a hook's captures are a handful); each may wait in the outbox."""
-        results = []
-        for record in records:
-            fields_ = dict(record)
-            results.append(self.save(fields_.pop("content"), **fields_))
+        """All in one request (a hook's captures); when the server cannot be reached, each
+        waits in the outbox."""
+        bodies = [{"content": r["content"], **_json_fields(
+            {k: v for k, v in r.items() if k != "content"})} for r in records]
+        results: list[SaveResult] = []
+        for start in range(0, len(bodies), BATCH):
+            chunk = bodies[start:start + BATCH]
+            try:
+                data = self._call("POST", "/v1/memories/batch", json={"memories": chunk})
+            except Unreachable:
+                results += [self._queue(body) for body in bodies[start:]]
+                break
+            results += [_save_result(item) for item in data["results"]]
         return results
 
     def update(self, memory_id: str, *, in_place: bool = False, **changes: Any) -> Memory:

@@ -122,6 +122,24 @@ def test_create_read_list_and_filter(api: httpx.Client) -> None:
     assert comma["total"] == 2
 
 
+def test_a_batch_of_memories_is_saved_in_one_request_in_order(api: httpx.Client) -> None:
+    batch = [{"content": "Batch: the export endpoint streams rows", "type": "decision",
+              "project": "batchshop"},
+             {"content": "Batch: staging password is hunter2-Xk9mQ2vpL7wR4tZ8Qa",
+              "type": "project_fact", "project": "batchshop"},
+             {"content": "Batch: the export endpoint streams rows", "type": "decision",
+              "project": "batchshop"}]
+    response = api.post("/v1/memories/batch", json={"memories": batch})
+    assert response.status_code == 200, response.text
+    results = response.json()["results"]
+    assert [r["memory"]["type"] for r in results] == ["decision", "project_fact", "decision"]
+    assert results[2]["duplicate"] and results[2]["memory"]["id"] == results[0]["memory"]["id"]
+    assert "Xk9mQ2vpL7wR4tZ8" not in json.dumps(results) and results[1]["redacted"]
+    too_many = api.post("/v1/memories/batch", json={"memories": [batch[0]] * 201})
+    assert_client_error(too_many, 422)
+    assert_client_error(api.post("/v1/memories/batch", json={"memories": []}), 422)
+
+
 def test_update_versions_history_and_lifecycle_actions(api: httpx.Client) -> None:
     first = save(api, "We use React 17 in the admin app", type="decision", project="admin")
     old_id = first["id"]

@@ -498,6 +498,12 @@ POSITIVES: list[tuple[str, str, str, tuple[str, ...]]] = [
         f"token: {R('jwt')}",
         ("jwt",),
     ),
+    (  # said in prose, as people write it in a prompt or a note
+        "prose-password",
+        "the staging password is hunter2-Xk9mQ2vpL7wR4tZ8Qa, rotate it",
+        f"the staging password is {R('password')}, rotate it",
+        ("password",),
+    ),
 ]
 
 
@@ -525,6 +531,9 @@ def test_redaction_is_idempotent(text: str) -> None:
 # --------------------------------------------------------------------------
 
 NEGATIVES: list[tuple[str, str]] = [
+    # prose about secrets, with no secret in it
+    ("prose-password-where", "the password is stored in vault, never in the repo"),
+    ("prose-key-where", "the key is in the README and the secret is out"),
     # hashes, ids, encodings
     ("git-sha", "fixed in commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 (abc1234)"),
     ("short-sha", "see 9fceb02 and 1a2b3c4d5e6f"),

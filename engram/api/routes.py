@@ -15,7 +15,7 @@ from fastapi.responses import PlainTextResponse, Response
 from ..errors import ValidationError
 from ..model import PROVENANCES, STATUSES, TYPES
 from .errors import responses
-from .schemas import CheckpointIn, ImportIn, MemoryCreate, MemoryPatch, UsedIn
+from .schemas import CheckpointIn, ImportIn, MemoryBatch, MemoryCreate, MemoryPatch, UsedIn
 
 router = APIRouter(prefix="/v1", responses=responses(401, 500, 503))
 # Statuses particular to a route; the ones every route shares are listed by
@@ -102,6 +102,14 @@ def create_memory(body: MemoryCreate, engram: Service) -> dict[str, Any]:
     """Save a memory. Duplicates merge (`duplicate: true`); similar ones come back as
     `conflicts`; secrets are redacted (`redacted` names their kinds)."""
     return engram.save(body.content, **body.fields()).to_dict()
+
+
+@router.post("/memories/batch", tags=["memories"], responses=CHANGE)
+def create_memories(body: MemoryBatch, engram: Service) -> dict[str, Any]:
+    """Save several memories in one request and one transaction (a session's captures):
+    each result as `POST /memories` gives it, in order."""
+    records = [{"content": m.content, **m.fields()} for m in body.memories]
+    return {"results": [result.to_dict() for result in engram.save_many(records)]}
 
 
 @router.get("/memories", tags=["memories"])

@@ -85,6 +85,15 @@ class MemoryCreate(MemoryFields):
         return data
 
 
+#: Memories one batch may carry: a session's captures are a few dozen at most.
+MAX_BATCH = 200
+
+
+class MemoryBatch(Body):
+    memories: list[MemoryCreate] = Field(..., min_length=1, max_length=MAX_BATCH,
+                                         description=f"At most {MAX_BATCH} memories.")
+
+
 class MemoryPatch(MemoryFields):
     content: Text | None = None
     in_place: bool | None = Field(

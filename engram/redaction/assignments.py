@@ -44,7 +44,8 @@ _ASSIGNMENT = (
     # Make's ``?=``/``::=``/``:::=``, PHP's ``.=``, ``??=``/``||=``, appends
     r"|=>|:{1,3}=|\?\?=|\?=|\.=|\+=|\|\|=|=(?!=)|:(?![:/\\])"
     r"|[!=]==?(?=[ \t]*[\"'])"  # a hard-coded comparison: ``if (api_key == "...")``
-    r"|,)"  # ``setProperty("API_TOKEN", "...")``: checked to be quoted on both sides
+    r"|,"  # ``setProperty("API_TOKEN", "...")``: checked to be quoted on both sides
+    r"|[ \t]+(?:is|was)[ \t]+(?:now[ \t]+)?(?=\S*[0-9])(?=\S*[a-z]))"  # prose: "the password is …"
     r"[ \t]*)"
     rf"{_VALUE}"
 )
