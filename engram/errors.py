@@ -39,3 +39,14 @@ class StoreUnavailableError(StoreError):
     """The store is there but cannot serve this request now: the disk is full, the file
     is locked by a long writer past the wait allowed, or an I/O error. Retrying later
     may work; adapters answer it as "unavailable" (REST 503), not as a bug."""
+
+
+class Queued(EngramError):
+    """An edit the team server could not be reached for: it waits in the outbox and is
+    sent by `engram sync` or the next call that reaches the server. Not a failure."""
+
+    def __init__(self, action: str, memory_id: str, server: str) -> None:
+        self.action = action
+        self.memory_id = memory_id
+        super().__init__(f"the server at {server} cannot be reached: the {action} of "
+                         f"{memory_id} is queued (`engram sync` sends it)")

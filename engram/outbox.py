@@ -44,6 +44,7 @@ def _locked() -> Iterator[Path]:
 #: for the server's checkpoint, which keeps one per session.
 OP = "op"
 CHECKPOINT = "checkpoint"
+EDIT = "edit"  # an update, archive, pin… of a memory on the server, replayed in order
 
 
 def queue(record: dict[str, Any]) -> None:
@@ -61,6 +62,15 @@ def queue_checkpoint(body: dict[str, Any]) -> None:
         kept = [r for r in pending() if not (
             session and r.get(OP) == CHECKPOINT and r.get("session_id") == session)]
         _rewrite(path, [*kept, record])
+
+
+def queue_edit(action: str, memory_id: str, body: dict[str, Any] | None = None) -> None:
+    """Queue an edit (its body already redacted) of a memory on the server."""
+    from .identity import new_id
+    from .model import to_iso, utcnow
+
+    queue({OP: EDIT, "action": action, "id": memory_id, "body": body or {},
+           "key": new_id(), "queued_at": to_iso(utcnow())})
 
 
 def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
@@ -86,9 +96,9 @@ def pending() -> list[dict[str, Any]]:
     return records
 
 
-def send(post: Any, checkpoint: Any) -> tuple[int, int]:
+def send(post: Any, checkpoint: Any, edit: Any) -> tuple[int, int]:
     """Send the queue in order, (sent, left): runs of memories with `post(records)` (the
-    import), session summaries with `checkpoint(body)`.
+    import), session summaries with `checkpoint(body)`, edits with `edit(record)`.
 
     Records leave the file only once the server acknowledged them; a failure part way
     keeps the rest, in order, for the next try.
@@ -102,9 +112,13 @@ def send(post: Any, checkpoint: Any) -> tuple[int, int]:
                     checkpoint({k: v for k, v in records[sent].items() if k != OP})
                     sent += 1
                     continue
+                if records[sent].get(OP) == EDIT:
+                    edit(records[sent])
+                    sent += 1
+                    continue
                 batch = []
                 for record in records[sent:sent + SYNC_BATCH]:
-                    if record.get(OP) == CHECKPOINT:
+                    if record.get(OP) in (CHECKPOINT, EDIT):
                         break
                     batch.append(record)
                 post(batch)

@@ -10,6 +10,7 @@ refuses arrives as the same Engram error a local store would raise.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from types import SimpleNamespace
@@ -19,6 +20,7 @@ from .errors import (
     ConflictError,
     EngramError,
     NotFoundError,
+    Queued,
     StoreUnavailableError,
     ValidationError,
 )
@@ -61,6 +63,7 @@ class RemoteEngram:
 
         self.url = url.rstrip("/")
         self._replayed = False
+        self.sync_notes: list[str] = []  # what the last sync could not apply as queued
         #: What adapters set on a local service's lifecycle (the hook's deferred jobs, a
         #: long-lived process); a server runs its own lifecycle, so nothing reads these.
         self.lifecycle = SimpleNamespace(defer=None, long_lived=False, upkeep_mode=None)
@@ -99,6 +102,8 @@ class RemoteEngram:
             if outbox.pending():
                 with contextlib.suppress(EngramError):
                     self.sync()
+                    for note in self.sync_notes:  # stdout may be a protocol's: stderr
+                        print(f"engram: {note}", file=sys.stderr)
         from .store.deadline import current_deadline
 
         deadline = current_deadline()  # a hook's: the request ends by then too
@@ -253,7 +258,59 @@ class RemoteEngram:
         def checkpoint(body: dict[str, Any]) -> None:
             self._call("POST", "/v1/checkpoint", json=body, replay=False)
 
-        return outbox.send(post, checkpoint)
+        self.sync_notes = []
+        return outbox.send(post, checkpoint, self._replay_edit)
+
+    # --- edits made while the server could not be reached ----------------------------------
+
+    def _edit(self, action: str, memory_id: str, method: str, path: str,
+              body: dict[str, Any] | None = None, params: dict[str, str] | None = None
+              ) -> Any:
+        try:
+            return self._call(method, path, json=body, params=params)
+        except Unreachable:
+            from . import outbox
+            from .redaction import redact_tree
+
+            queued, _ = redact_tree(dict(body or {}))
+            outbox.queue_edit(action, memory_id, {"body": queued, "params": params or {}})
+            raise Queued(action, memory_id, self.url) from None
+
+    def _replay_edit(self, record: dict[str, Any]) -> None:
+        """Apply one queued edit. An edit of a memory that changed meanwhile is never
+        applied over that change: a queued update becomes a new memory beside the newer
+        version (the usual conflict, for review); one already applied (its reply was
+        lost) is not applied twice."""
+        action, memory_id = str(record.get("action")), str(record.get("id"))
+        queued = record.get("body") if isinstance(record.get("body"), dict) else {}
+        body, params = queued.get("body") or None, queued.get("params") or None
+        method, path = _EDIT_ROUTES.get(action, ("POST", "/v1/memories/{id}/" + action))
+        try:
+            self._call(method, path.format(id=_id(memory_id)), json=body, params=params,
+                       replay=False)
+        except (ConflictError, NotFoundError) as exc:
+            if action != "update" or not isinstance(body, dict) or not body.get("content"):
+                self.sync_notes.append(f"{action} of {memory_id} not applied: {exc}")
+                return
+            self.sync_notes.append(self._beside_newer(memory_id, body, exc))
+
+    def _beside_newer(self, memory_id: str, body: dict[str, Any], exc: Exception) -> str:
+        try:
+            chain = [memory_from_dict(m) for m in self._call(
+                "GET", f"/v1/memories/{_id(memory_id)}/history", replay=False)["items"]]
+        except NotFoundError:
+            chain = []
+        newest = next((m for m in chain if m.status == "active"), None)
+        if newest is not None and newest.content == body["content"]:
+            return f"update of {memory_id} was already applied (as {newest.id})"
+        base = chain[0] if chain else None
+        fields_ = {"type": base.type, "project": base.project, "tags": list(base.tags),
+                   "files": list(base.files)} if base is not None else {}
+        saved = _save_result(self._call("POST", "/v1/memories", json={
+            **{k: v for k, v in fields_.items() if v}, **body}, replay=False))
+        where = f"beside the newer version {newest.id}" if newest else "(the memory is gone)"
+        return (f"your offline update of {memory_id} met a change made meanwhile ({exc}): "
+                f"saved as {saved.memory.id} {where}; `engram review` shows conflicts")
 
     def save_many(self, records: Sequence[dict[str, Any]]) -> list[SaveResult]:
         """All in one request (a hook's captures); when the server cannot be reached, each
@@ -273,9 +330,9 @@ class RemoteEngram:
 
     def update(self, memory_id: str, *, in_place: bool = False, **changes: Any) -> Memory:
         body = _json_fields(changes)
-        return memory_from_dict(self._call(
-            "PATCH", f"/v1/memories/{_id(memory_id)}", json=body,
-            params={"in_place": str(in_place).lower()}))
+        return memory_from_dict(self._edit(
+            "update", memory_id, "PATCH", f"/v1/memories/{_id(memory_id)}", body,
+            {"in_place": str(in_place).lower()}))
 
     def checkpoint(self, summary: str, **fields_: Any) -> SaveResult:
         """The session's summary on the server; or, when it cannot be reached, queued in
@@ -297,7 +354,8 @@ class RemoteEngram:
             return SaveResult(memory, False, (), tuple(dict.fromkeys(kinds)), queued=True)
 
     def _action(self, memory_id: str, name: str) -> Memory:
-        return memory_from_dict(self._call("POST", f"/v1/memories/{_id(memory_id)}/{name}"))
+        return memory_from_dict(self._edit(name, memory_id, "POST",
+                                           f"/v1/memories/{_id(memory_id)}/{name}"))
 
     def archive(self, memory_id: str) -> Memory:
         return self._action(memory_id, "archive")
@@ -318,7 +376,7 @@ class RemoteEngram:
         return self._action(memory_id, "reject")
 
     def delete(self, memory_id: str, *, hard: bool = False) -> Memory:
-        data = self._call("DELETE", f"/v1/memories/{_id(memory_id)}",
+        data = self._edit("delete", memory_id, "DELETE", f"/v1/memories/{_id(memory_id)}",
                           params={"hard": str(hard).lower()})
         return memory_from_dict(data["memory"])
 
@@ -345,6 +403,11 @@ class RemoteEngram:
             if progress is not None:
                 progress(start + len(chunk))
         return result
+
+
+#: How a queued edit is replayed (the others are `POST /v1/memories/{id}/<action>`).
+_EDIT_ROUTES = {"update": ("PATCH", "/v1/memories/{id}"),
+                "delete": ("DELETE", "/v1/memories/{id}")}
 
 
 def _id(memory_id: str) -> str:

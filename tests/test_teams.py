@@ -648,3 +648,59 @@ def test_a_sessions_summary_made_while_the_server_is_down_waits_once_and_arrives
         [summary] = mem.list(types=["task_summary"], limit=10)
         assert summary.meta["session_id"] == stop["session_id"] and summary.owner == "ada"
         assert len(mem.list(limit=100)) == len(queued)  # nothing lost, nothing twice
+
+
+def test_edits_made_while_the_server_is_down_are_replayed_never_over_a_newer_change(
+        tmp_path: Path, cli_env):
+    """Offline, `engram update` / `pin` / `archive` are queued (exit 0, said so). Back
+    online, they apply in order; an update of a memory someone else changed meanwhile is
+    not applied over it but saved beside the newer version, and a replay whose reply was
+    lost changes nothing twice."""
+    from conftest import run_cli, run_json
+    from test_mcp import free_port
+
+    home, db = tmp_path / "server-home", str(tmp_path / "shared.db")
+    ada = json.loads(users_cli(home, db, "add", "ada", "--json").stdout)["token"]
+    bob = json.loads(users_cli(home, db, "add", "bob", "--json").stdout)["token"]
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    client = dict(cli_env, ENGRAM_URL=url, ENGRAM_TOKEN=ada)
+    outbox = Path(cli_env["ENGRAM_HOME"]) / "outbox.jsonl"
+    server = start_server(home, "--port", str(port), ENGRAM_DB=db)
+    try:
+        freeze = run_json(client, "add", "The deploy freeze starts Thursday", "--project",
+                          "infra")["id"]
+        runbook = run_json(client, "add", "Runbooks live in the ops wiki", "--project",
+                           "infra")["id"]
+    finally:
+        server.stop()
+
+    edited = run_json(client, "update", freeze, "--content",
+                      "The deploy freeze starts Wednesday (token=Xk9mQ2vpL7wR4tZ8Qa)")
+    assert edited == {"queued": True, "action": "update", "id": freeze}
+    pinned = run_cli(client, "pin", runbook)
+    assert pinned.returncode == 0 and "queued" in pinned.stderr
+    assert run_cli(client, "archive", runbook).returncode == 0
+    assert "Xk9mQ2vpL7wR4tZ8Qa" not in outbox.read_text()  # redacted while it waits
+    kept = outbox.read_text()
+
+    server = start_server(home, "--port", str(port), ENGRAM_DB=db)
+    try:
+        with server.client(bob) as api:  # meanwhile, on the server, bob changed it
+            newer = api.patch(f"/v1/memories/{freeze}",
+                              json={"content": "The deploy freeze starts Friday"}).json()["id"]
+        synced = run_json(client, "sync")
+        assert synced["sent"] == 3 and synced["queued"] == 0
+        assert any(newer in note and "review" in note for note in synced["notes"])
+        outbox.write_text(kept)  # the replies were lost: the same edits again
+        assert run_json(client, "sync")["queued"] == 0
+    finally:
+        server.stop()
+    with engram.open(db, embedder="none") as mem:
+        assert mem.get(newer, track=False).content == "The deploy freeze starts Friday"
+        [mine] = [m for m in mem.list(project="infra", limit=20) if "Wednesday" in m.content]
+        assert mine.id not in (freeze, newer) and "Xk9mQ2vpL7wR4tZ8Qa" not in mine.content
+        book = mem.get(runbook, track=False)
+        assert book.pinned and book.status == "archived"
+        assert len([m for m in mem.list(project="infra", limit=20)
+                    if "Wednesday" in m.content]) == 1  # not twice after the replay

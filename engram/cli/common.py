@@ -12,7 +12,14 @@ from typing import Any, TypeVar
 
 import click
 
-from ..errors import ConflictError, EngramError, NotFoundError, StoreError, ValidationError
+from ..errors import (
+    ConflictError,
+    EngramError,
+    NotFoundError,
+    Queued,
+    StoreError,
+    ValidationError,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -70,6 +77,12 @@ def handle_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except Queued as exc:  # the server is down: the edit waits, nothing failed
+            if wants_json(bool(kwargs.get("as_json"))):
+                emit_json({"queued": True, "action": exc.action, "id": exc.memory_id})
+            else:
+                click.echo(f"queued: {exc}", err=True)
+            return None
         except (ValidationError, NotFoundError, ConflictError, StoreError, EngramError) as exc:
             root = click.get_current_context().find_root()
             if root.obj and root.obj.get("errors_on_stdout"):

@@ -144,7 +144,9 @@ def migrate(target: str, as_json: bool) -> None:
 @json_option
 @handle_errors
 def sync(as_json: bool) -> None:
-    """Send the saves queued while the team server was unreachable (in order, once each)."""
+    """Send the saves, edits and session summaries queued while the team server was
+    unreachable (in order, once each; an edit that met a change made meanwhile is saved
+    beside it, never over it)."""
     from ..outbox import pending
     from ..remote import RemoteEngram
 
@@ -154,7 +156,11 @@ def sync(as_json: bool) -> None:
         raise click.ClickException(f"no team server is set (engram setup --url); {waiting} "
                                    "queued save(s) wait")
     sent, left = service.sync()
+    notes = service.sync_notes
     if wants_json(as_json):
-        emit_json({"sent": sent, "queued": left, "server": service.url})
+        emit_json({"sent": sent, "queued": left, "server": service.url,
+                   **({"notes": notes} if notes else {})})
     else:
+        for note in notes:
+            click.echo(note, err=True)
         click.echo(f"sent {sent}, {left} still queued ({service.url})")
