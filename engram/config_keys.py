@@ -17,7 +17,7 @@ from .errors import ValidationError
 
 # key -> (kind, what it does); the lifecycle keys come from its Settings below
 KEYS: dict[str, tuple[type, str]] = {
-    "embedder": (str, "embedder spec: bundled, none, or a remote one"),
+    "embedder": (str, "embedder spec: bundled, multilingual, none, or a remote one"),
     "hooks.summarizer": (str, "opt-in session summariser: claude, codex, endpoint, off"),
     "hooks.summarizer_model": (str, "model the summariser asks for"),
     "hooks.summarizer_timeout": (float, "seconds the summariser may take"),
