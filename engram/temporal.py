@@ -30,9 +30,11 @@ Decisions on ambiguous phrases (all relative to ``now``, UTC, weeks start on Mon
   ("весной", "прошлым летом") stand alone. "in the spring" / "this spring" is the most recent
   that has started; "last spring" the most recent that has ended; "next spring" the first
   that has not started.
-* "early/mid/late X" and "the beginning/middle/end of X" are the first, middle and last
-  third of X (whole days): "in early March" is March 1-10, "the end of last year" its last
-  four months. "early/mid/late" need what X needs; "the end of March" stands alone.
+* "early/mid/late X" and "the beginning/middle/end of X" filter by the whole of X: the words
+  leave the query (they are no keywords) but the period is not cut to a third. A note is
+  often dated days after what it reports; cut to thirds, LoCoMo's "in the beginning of
+  January 2023" lost its answer from rank 1 to 3 (the coding set did not change).
+  "early/mid/late" need what X needs; "the end of March" stands alone.
 * "recently"/"lately" are not recognised: a hard cut-off would hide older but relevant
   memories; ranking should prefer recent ones instead (engram.text drops these words).
 * Only the first phrase (leftmost, then longest) is used.
@@ -371,23 +373,6 @@ def _season(name: str, which: str | None, year: str | None, now: datetime) -> In
     return start, _add_months(start, 3)
 
 
-#: A part of a period: "early/mid/late X", "the beginning/middle/end of X" -> which third.
-_PART_THIRDS = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late": 2,
-                "end": 2}  # fmt: skip
-
-
-def _part(interval: Interval, part: str) -> Interval:
-    """The first, middle or last third of ``interval``, cut at midnights."""
-    third = _PART_THIRDS[part.lower().split()[0].strip("-")]
-    start, end = interval
-    span = end - start
-    if span <= timedelta(days=1):
-        cuts = [start + span * k / 3 for k in range(4)]
-    else:
-        cuts = [start, *(_midnight(start + span * k / 3) for k in (1, 2)), end]
-    return cuts[third], cuts[third + 1]
-
-
 def _weekday_day(weekday: int, which: str | None, now: datetime) -> Interval:
     today = _midnight(now)
     back = (today.weekday() - weekday) % 7  # 0 when today is that weekday
@@ -506,11 +491,9 @@ def _resolve(m: re.Match[str], now: datetime) -> Interval | None:
     if kind is None or kind not in _RESOLVERS:
         return None
     try:
-        interval = _RESOLVERS[kind](m, now)
+        return _RESOLVERS[kind](m, now)
     except (ValueError, OverflowError):
         return None
-    part = m["part"]
-    return interval if interval is None or not part else _part(interval, part)
 
 
 # --------------------------------------------------------------------------------------------
@@ -542,7 +525,8 @@ _CONJUNCTION_RE = re.compile(r"\s+(?:and|to|until|till|through|thru|и|по|до
 _NOW_RE = re.compile(r"(?:now|the\s+present|сейчас)(?![\w/\\-])", _FLAGS)
 _ROLL_PREP = r"(?:(?:in|within|over|during|for)\s+)"
 _LAST = r"(?:last|past|previous)"
-#: A part of the period that follows ("early March", "the end of last year").
+#: A part of the period that follows ("early March", "the end of last year"): cut from the
+#: query with it; the filter is the whole period (module notes).
 _PART = r"(?:early|mid|late|(?:beginning|start|middle|end)\s+of(?:\s+the)?)"
 
 

@@ -57,12 +57,14 @@ CASES: list[tuple[str, datetime | None, datetime | None, str, str]] = [
     ("outage in fall 2024", d(2024, 9, 1), d(2024, 12, 1), "in fall 2024", "outage"),
     ("что ломалось прошлым летом", d(2025, 6, 1), d(2025, 9, 1), "прошлым летом",
      "что ломалось"),
-    ("the orders pipeline in early March", d(2026, 3, 1), d(2026, 3, 11), "in early March",
+    # parts of a period leave the query but filter by the whole period (module notes)
+    ("the orders pipeline in early March", d(2026, 3, 1), d(2026, 4, 1), "in early March",
      "the orders pipeline"),
-    ("deploys in mid-February", d(2026, 2, 10), d(2026, 2, 19), "in mid-February", "deploys"),
-    ("the warehouse migration at the end of last year", d(2025, 9, 1), d(2026, 1, 1),
+    ("deploys in mid-February", d(2026, 2, 1), d(2026, 3, 1), "in mid-February", "deploys"),
+    ("the warehouse migration at the end of last year", d(2025, 1, 1), d(2026, 1, 1),
      "at the end of last year", "the warehouse migration"),
-    ("since late 2025", d(2025, 9, 1), None, "since late 2025", ""),
+    ("the end of January", d(2026, 1, 1), d(2026, 2, 1), "the end of January", ""),
+    ("since late 2025", d(2025, 1, 1), None, "since late 2025", ""),
     # rolling windows end now (open-ended)
     ("in the last 3 days", NOW - timedelta(days=3), None, "in the last 3 days", ""),
     ("errors in the last 24 hours", NOW - timedelta(hours=24), None, "in the last 24 hours",
