@@ -3,6 +3,8 @@ memories written in another, one setting away from the default."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from conftest import run_cli, run_json
@@ -125,3 +127,6 @@ def test_switching_to_multilingual_is_one_setting_and_a_reindex(cli_env):
     assert "multilingual" in proc.stdout
     found = run_json(env, "search", "who is my team lead")
     assert found["results"][0]["memory"]["content"] == NOTES["lead"]
+    doctor = json.loads(run_cli(env, "doctor", "--json").stdout)
+    [embedder] = [c for c in doctor["checks"] if c["name"] == "embedder"]
+    assert embedder["status"] == "ok" and "use-multilingual" in embedder["detail"]

@@ -49,7 +49,7 @@ def _multilingual_embedder(kind: str) -> Embedder:
         from engram.embedders.bundled import BundledEmbedder
 
         model = multilingual.EnglishAndMultilingual(
-            BundledEmbedder(), multilingual.UniversalSentenceEncoder())
+            BundledEmbedder(), multilingual.UniversalSentenceEncoder(spec=kind))
     elif kind == "use-multilingual":
         model = multilingual.UniversalSentenceEncoder()
     else:

