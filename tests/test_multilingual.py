@@ -130,3 +130,16 @@ def test_switching_to_multilingual_is_one_setting_and_a_reindex(cli_env):
     doctor = json.loads(run_cli(env, "doctor", "--json").stdout)
     [embedder] = [c for c in doctor["checks"] if c["name"] == "embedder"]
     assert embedder["status"] == "ok" and "use-multilingual" in embedder["detail"]
+
+
+def test_each_engine_stores_and_searches_the_wider_vectors(store_target):
+    """896 numbers per vector: SQLite's blobs and pgvector's halfvec index take them alike."""
+    service = engram.open(store_target, embedder="multilingual")
+    try:
+        lead = service.save(NOTES["lead"]).memory.id
+        service.save(NOTES["lead-distractor"])
+        service.save(NOTES["invoices"])
+        results = service.search("who is my team lead", k=2).results
+    finally:
+        service.close()
+    assert results[0].memory.id == lead
