@@ -81,7 +81,19 @@ def parse_value(key: str, text: str) -> Any:
         if number < 0:
             raise ValidationError("value", f"{key} must not be negative")
         return number
+    if key == "embedder":
+        _check_embedder(text)
     return text
+
+
+def _check_embedder(spec: str) -> None:
+    """Refuse a misspelt embedder now, not at the next search (naming the valid ones)."""
+    from .embedders import get_embedder
+
+    try:
+        get_embedder(spec)  # builds nothing heavy: models load on their first embed
+    except ValueError as exc:
+        raise ValidationError("value", str(exc)) from None
 
 
 def _document() -> Any:

@@ -121,6 +121,9 @@ def test_switching_to_multilingual_is_one_setting_and_a_reindex(cli_env):
     env = {k: v for k, v in cli_env.items() if k != "ENGRAM_EMBEDDER"}
     run_json(env, "add", NOTES["lead"])
     run_json(env, "add", NOTES["lead-distractor"])
+    typo = run_cli(env, "config", "set", "embedder", "multilingul")
+    assert typo.returncode != 0 and "Traceback" not in typo.stderr
+    assert "multilingual" in typo.stderr and len(typo.stderr.strip().splitlines()) == 1
     assert run_cli(env, "config", "set", "embedder", "multilingual").returncode == 0
     proc = run_cli(env, "reindex")
     assert proc.returncode == 0, proc.stderr
