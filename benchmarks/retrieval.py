@@ -1,6 +1,10 @@
-"""The blind coding-assistant retrieval set (benchmarks/retrieval_sets/coding): per category.
+"""Retrieval quality per category on a set in benchmarks/retrieval_sets/.
 
-    python -m benchmarks.retrieval [--embedder bundled] [--pools hybrid,keyword,vector]
+    python -m benchmarks.retrieval [--set coding] [--embedder bundled]
+        [--pools hybrid,keyword,vector]
+
+`coding` (the default) is the blind coding-assistant set; `multilingual` holds notes in
+English, Russian, German and Spanish, each asked for in its own language and in another.
 
 Loads the set's memories into a fresh SQLite store through the service (a memory that
 `supersedes` another is saved as its new version, so the older one is superseded), with
@@ -23,7 +27,8 @@ from typing import Any
 
 import click
 
-SET = Path(__file__).resolve().parent / "retrieval_sets" / "coding"
+SETS = Path(__file__).resolve().parent / "retrieval_sets"
+SET = SETS / "coding"
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
@@ -37,14 +42,14 @@ def _load(path: Path) -> list[dict[str, Any]]:
             if line.strip()]
 
 
-def build(store: Path, embedder: str) -> tuple[Any, dict[str, str]]:
+def build(store: Path, embedder: Any, set_dir: Path = SET) -> tuple[Any, dict[str, str]]:
     """The store, and the set's memory ids → the store's ids."""
     import engram
 
     mem = engram.open(store, embedder=embedder, clock=_Clock())
     mem.lifecycle.upkeep_mode = "off"
     ids: dict[str, str] = {}
-    for record in _load(SET / "memories.jsonl"):
+    for record in _load(set_dir / "memories.jsonl"):
         fields = {k: record[k] for k in ("type", "project", "tags", "files") if record.get(k)}
         if record.get("event_at"):
             fields["event_at"] = datetime.fromisoformat(
@@ -63,9 +68,10 @@ def _ndcg(ranked: list[str], relevant: list[str], k: int) -> float:
     return gains / ideal if ideal else 0.0
 
 
-def run(mem: Any, ids: dict[str, str], pools: str) -> dict[str, dict[str, float]]:
+def run(mem: Any, ids: dict[str, str], pools: str, set_dir: Path = SET
+        ) -> dict[str, dict[str, float]]:
     by_category: dict[str, list[tuple[float, float, float, bool]]] = defaultdict(list)
-    for query in _load(SET / "queries.jsonl"):
+    for query in _load(set_dir / "queries.jsonl"):
         filters = dict(query.get("filters") or {})
         kwargs: dict[str, Any] = {}
         if "project" in filters:
@@ -97,16 +103,20 @@ def run(mem: Any, ids: dict[str, str], pools: str) -> dict[str, dict[str, float]
 
 
 @click.command()
+@click.option("--set", "set_name", default="coding", show_default=True,
+              type=click.Choice(sorted(p.name for p in SETS.iterdir() if p.is_dir())),
+              help="Which set in benchmarks/retrieval_sets/.")
 @click.option("--embedder", default="bundled", show_default=True)
 @click.option("--pools", default="hybrid,keyword,vector", show_default=True,
               help="Pool settings to compare (hybrid is the default search).")
 @click.option("--json", "as_json", is_flag=True)
-def command(embedder: str, pools: str, as_json: bool) -> None:
-    """Retrieval quality on the blind coding-assistant set, per category."""
+def command(set_name: str, embedder: str, pools: str, as_json: bool) -> None:
+    """Retrieval quality on a retrieval set (default: the blind coding-assistant one)."""
+    set_dir = SETS / set_name
     with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as tmp:
-        mem, ids = build(Path(tmp) / "memory.db", embedder)
+        mem, ids = build(Path(tmp) / "memory.db", embedder, set_dir)
         try:
-            results = {p: run(mem, ids, p) for p in pools.split(",")}
+            results = {p: run(mem, ids, p, set_dir) for p in pools.split(",")}
         finally:
             mem.close()
     if as_json:

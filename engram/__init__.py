@@ -49,16 +49,14 @@ def open(  # noqa: A001 - the public name is engram.open(), like sqlite3.connect
     StoreUnavailableError (default: none, or the one `engram.store.deadline.bounded`
     sets around this call). The store and its folder are created private to the user.
     """
-    from .config import default_db_path, load_config
+    from .config import default_db_path, embedder_spec
     from .embedders import get_embedder
     from .service import Engram
     from .store.sqlite import SQLiteStore
     from .store.target import is_url
 
     if embedder is None or isinstance(embedder, str):
-        import os
-
-        spec = embedder or os.environ.get("ENGRAM_EMBEDDER") or load_config().get("embedder")
+        spec = embedder or embedder_spec()
         try:
             resolved: Embedder | None = get_embedder(spec)
         except ValueError as exc:

@@ -116,6 +116,15 @@ def config_path() -> Path:
     return engram_home() / "config.toml"
 
 
+def embedder_spec() -> str | None:
+    """The embedder the user chose: $ENGRAM_EMBEDDER, else config.toml's `embedder`.
+
+    None means the default. Every entry point reads the choice here, so `engram doctor`
+    checks the model that searches will load.
+    """
+    return os.environ.get("ENGRAM_EMBEDDER") or load_config().get("embedder")
+
+
 def load_config() -> dict[str, Any]:
     """Read ~/.engram/config.toml; a missing or unreadable file means defaults."""
     path = config_path()

@@ -17,7 +17,7 @@ from .errors import ValidationError
 
 # key -> (kind, what it does); the lifecycle keys come from its Settings below
 KEYS: dict[str, tuple[type, str]] = {
-    "embedder": (str, "embedder spec: bundled, none, or a remote one"),
+    "embedder": (str, "embedder spec: bundled, multilingual, none, or a remote one"),
     "hooks.summarizer": (str, "opt-in session summariser: claude, codex, endpoint, off"),
     "hooks.summarizer_model": (str, "model the summariser asks for"),
     "hooks.summarizer_timeout": (float, "seconds the summariser may take"),
@@ -92,7 +92,19 @@ def parse_value(key: str, text: str) -> Any:
         if number < 0:
             raise ValidationError("value", f"{key} must not be negative")
         return number
+    if key == "embedder":
+        _check_embedder(text)
     return text
+
+
+def _check_embedder(spec: str) -> None:
+    """Refuse a misspelt embedder now, not at the next search (naming the valid ones)."""
+    from .embedders import get_embedder
+
+    try:
+        get_embedder(spec)  # builds nothing heavy: models load on their first embed
+    except ValueError as exc:
+        raise ValidationError("value", str(exc)) from None
 
 
 def _document() -> Any:

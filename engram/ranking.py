@@ -64,6 +64,8 @@ class Weights:
     confidence_span: float = 0.25
     importance_span: float = 0.2
     pinned_boost: float = 1.1
+    # A memory of the kind the query asks for ("what did we decide", "which todos"; text.intent).
+    asked_type_boost: float = 1.2
     global_project: float = 0.97
     files_boost: float = 0.25
     type_weight: dict[str, float] = field(
@@ -322,8 +324,12 @@ def rerank_factors(
     project: str | None,
     files: Sequence[str],
     weights: Weights = DEFAULT_WEIGHTS,
+    asked: frozenset[str] = frozenset(),
 ) -> dict[str, float]:
-    """Each factor separately, so `--explain` can show what moved a memory."""
+    """Each factor separately, so `--explain` can show what moved a memory.
+
+    `asked` holds the memory types the query asks for (text.intent.asked_types).
+    """
     factors = {
         "decay": decay(memory, now, weights),
         "confidence": 1 - weights.confidence_span * (1 - memory.confidence),
@@ -332,6 +338,7 @@ def rerank_factors(
         "type": weights.type_weight.get(memory.layer, 1.0),
         "project": weights.global_project if project and memory.project is None else 1.0,
         "files": 1.0 + weights.files_boost * file_overlap(memory.files, files, memory.content),
+        "asked_type": weights.asked_type_boost if memory.type in asked else 1.0,
     }
     return factors
 
@@ -358,7 +365,8 @@ def file_overlap(memory_files: Sequence[str], wanted: Sequence[str], content: st
 
 
 def factor_ceiling(
-    weights: Weights = DEFAULT_WEIGHTS, *, project: bool = False, files: bool = False
+    weights: Weights = DEFAULT_WEIGHTS, *, project: bool = False, files: bool = False,
+    asked: bool = False,
 ) -> float:
     """The largest product `rerank_factors` can give, for safe pruning.
 
@@ -372,6 +380,7 @@ def factor_ceiling(
         * max(max(types), 1.0)
         * (max(weights.global_project, 1.0) if project else 1.0)
         * ((1 + weights.files_boost) if files else 1.0)
+        * (max(weights.asked_type_boost, 1.0) if asked else 1.0)
     )
 
 

@@ -18,6 +18,7 @@ from .model import Memory, to_iso
 from .store.base import Candidate, Filters, Store
 from .temporal import parse_temporal
 from .text import query_terms
+from .text.intent import asked_types
 
 if TYPE_CHECKING:
     from .embedders import Embedder
@@ -197,7 +198,8 @@ def _rank(
 
     mode = "hybrid" if keyword and vector else ("keyword" if keyword else "vector")
     fused = ranking.fuse(keyword, vector, weights, (pool, vector_pool), coverage)
-    ranked = _rerank(store, fused, depth, now, files, weights, rerank, filters)
+    ranked = _rerank(store, fused, depth, now, files, weights, rerank, filters,
+                     asked_types(text))
     if depth > k:
         ranked = _diversify(store, ranked, k, weights)
     # Signals only for what is returned: rounding ~100 candidates' signals cost ~10% of a search.
@@ -233,6 +235,7 @@ _LOAD_STEP = 8
 def _rerank(
     store: Store, fused: dict[str, ranking.Fused], k: int, now: datetime,
     files: Sequence[str], weights: ranking.Weights, rerank: bool, filters: Filters,
+    asked: frozenset[str] = frozenset(),
 ) -> list[_Ranked]:
     """The top k after re-ranking, loading candidates best relevance first, only as needed.
 
@@ -243,7 +246,8 @@ def _rerank(
     bound against the k-th relevance still loaded 42 (median) of them, this loads 26.
     """
     high = (
-        ranking.factor_ceiling(weights, project=filters.project is not None, files=bool(files))
+        ranking.factor_ceiling(weights, project=filters.project is not None, files=bool(files),
+                               asked=bool(asked))
         if rerank else 1.0
     )
     order = sorted(fused.items(), key=lambda pair: (-pair[1].relevance, pair[0]))
@@ -261,7 +265,8 @@ def _rerank(
             memory = memories.get(memory_id)
             if memory is None:  # deleted by another process meanwhile
                 continue
-            factors = ranking.rerank_factors(memory, now, filters.project, files, weights)
+            factors = ranking.rerank_factors(memory, now, filters.project, files, weights,
+                                             asked)
             score = item.relevance * (ranking.combine(factors) if rerank else 1.0)
             ranked.append((score, memory_id, memory, item, factors))
             if len(best) < k:

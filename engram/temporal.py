@@ -23,6 +23,18 @@ Decisions on ambiguous phrases (all relative to ``now``, UTC, weeks start on Mon
 * "since X" starts at X's start; "after X" at X's end; "before X" ends at X's start; "until X"
   ends at X's end; "between X and Y" / "from X to Y" spans both (swapped if reversed); a bare
   "from X" means during X ("notes from yesterday").
+* Seasons are the northern meteorological ones: spring March-May, summer June-August,
+  autumn/fall September-November, winter December-February ("winter 2025" begins in
+  December 2025). Alone they need a preposition, "last/this/next" or a year ("in the
+  summer", "last spring", "summer 2025"; not "fall back", "Spring Boot"); Russian seasons
+  ("весной", "прошлым летом") stand alone. "in the spring" / "this spring" is the most recent
+  that has started; "last spring" the most recent that has ended; "next spring" the first
+  that has not started.
+* "early/mid/late X" and "the beginning/middle/end of X" filter by the whole of X: the words
+  leave the query (they are no keywords) but the period is not cut to a third. A note is
+  often dated days after what it reports; cut to thirds, LoCoMo's "in the beginning of
+  January 2023" lost its answer from rank 1 to 3 (the coding set did not change).
+  "early/mid/late" need what X needs; "the end of March" stands alone.
 * "recently"/"lately" are not recognised: a hard cut-off would hide older but relevant
   memories; ranking should prefer recent ones instead (engram.text drops these words).
 * Only the first phrase (leftmost, then longest) is used.
@@ -90,6 +102,16 @@ _MONTH_RU = (
     r"(?:январ[ьяе]|феврал[ьяе]|март[ае]?|апрел[ьяе]|ма[йяе]|июн[ьяе]|июл[ьяе]|август[ае]?"
     r"|сентябр[ьяе]|октябр[ьяе]|ноябр[ьяе]|декабр[ьяе])"
 )
+_SEASONS = {
+    "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12,
+    "весн": 3, "лет": 6, "осен": 9, "зим": 12,
+}  # first month of each; fmt: skip
+#: "Spring Boot", "fall back", "summer intern" are not seasons when they stand alone.
+_SEASON_EN = (
+    r"(?:spring|summer|autumn|fall|winter)"
+    r"(?!\s+(?:boot|framework|security|cloud|data|batch|mvc|webflux|integration|back|through))"
+)
+_SEASON_RU = r"(?:весн[аеуы]|весной|лето|летом|лета|осень|осенью|осени|зим[аеуы]|зимой)"
 _WEEKDAY_EN = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEKDAY_RU = (
     r"(?:понедельник[аи]?|вторник[аи]?|сред[аыу]|четверг[аи]?|пятниц[аыу]|суббот[аыу]"
@@ -163,6 +185,10 @@ _RELATIVE_ALTERNATIVES = (
     rf"(?P<wdq>(?P<wdq_which>last|past|previous|this|next)\s+(?P<wdq_day>{_WEEKDAY_EN}))",
     rf"(?P<rwdq>(?P<rwdq_which>прошл\w*|эт\w*|следующ\w*)\s+(?P<rwdq_day>{_WEEKDAY_RU}))",
     rf"(?P<ago>(?:(?P<ago_n>{_NUM})\s*)?(?P<ago_unit>{_UNIT})\s+(?:ago|назад))",
+    rf"(?P<season>(?:(?P<season_which>last|this|next|previous|past)\s+|the\s+)?"
+    rf"(?P<season_name>{_SEASON_EN})(?:\s+(?:of\s+)?(?P<season_year>{_YEAR}))?)",
+    rf"(?P<rseason>(?:(?P<rseason_which>прошл\w*|эт\w*|следующ\w*)\s+)?"
+    rf"(?P<rseason_name>{_SEASON_RU})(?:\s+(?P<rseason_year>{_YEAR}){_RU_YEAR_WORD})?)",
 )
 _PERIOD_ALTERNATIVES = (
     r"(?P<datetime>\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
@@ -178,7 +204,8 @@ _PERIOD_ALTERNATIVES = (
 _FLAGS = re.IGNORECASE
 #: Periods that may stand without a preposition: unambiguous as time expressions.
 _BARE_KINDS = frozenset(
-    {"mya", "reldayp", "reldayp2", "relday", "relunit", "rrelunit", "wdq", "rwdq", "ago"}
+    {"mya", "reldayp", "reldayp2", "relday", "relunit", "rrelunit", "wdq", "rwdq", "ago",
+     "rseason"}
 )
 #: Month/day kinds that may stand alone only when they carry a year ("March 2024").
 _BARE_WITH_YEAR = frozenset({"md", "dm", "rdm", "my", "rmy"})
@@ -329,6 +356,23 @@ def _recent_day(month: int, day: str, year: str | None, now: datetime) -> Interv
     return _day(candidate)
 
 
+def _season(name: str, which: str | None, year: str | None, now: datetime) -> Interval:
+    """A season (see the module notes for which one each phrase means)."""
+    first = next(m for stem, m in _SEASONS.items() if name.lower().startswith(stem))
+    if year:
+        start = datetime(int(year), first, 1, tzinfo=UTC)
+        return start, _add_months(start, 3)
+    start = datetime(now.year, first, 1, tzinfo=UTC)
+    while start > now:  # the most recent one that has started
+        start = _add_months(start, -12)
+    w = (which or "").lower()
+    if w.startswith(("last", "previous", "past", "прошл")) and _add_months(start, 3) > now:
+        start = _add_months(start, -12)  # still going on: the one before it
+    elif w.startswith(("next", "следующ")):
+        start = _add_months(start, 12)
+    return start, _add_months(start, 3)
+
+
 def _weekday_day(weekday: int, which: str | None, now: datetime) -> Interval:
     today = _midnight(now)
     back = (today.weekday() - weekday) % 7  # 0 when today is that weekday
@@ -434,6 +478,10 @@ _RESOLVERS: dict[str, _Resolver] = {
     "rwdq": lambda m, now: _weekday_day(_weekday_number(m["rwdq_day"]), m["rwdq_which"], now),
     "wd": lambda m, now: _weekday_day(_weekday_number(m["wd_day"]), None, now),
     "ago": lambda m, now: _ago(m["ago_n"], m["ago_unit"], now),
+    "season": lambda m, now: _season(m["season_name"], m["season_which"], m["season_year"], now),
+    "rseason": lambda m, now: _season(
+        m["rseason_name"], m["rseason_which"], m["rseason_year"], now
+    ),
 }
 
 
@@ -465,8 +513,8 @@ _PREPOSITIONS: dict[str, str] = {
     "after": "after", "после": "after",
     "before": "before", "prior to": "before", "до": "before",
     "until": "until", "till": "until", "through": "until", "up to": "until",
-    "in": "during", "during": "during", "on": "during", "for": "during", "в": "during",
-    "во": "during", "на": "during", "за": "during",
+    "in": "during", "during": "during", "at": "during", "on": "during", "for": "during",
+    "в": "during", "во": "during", "на": "during", "за": "during",
     "earlier": "qualifier", "later": "qualifier",
 }  # fmt: skip
 _PREP = "|".join(
@@ -477,13 +525,18 @@ _CONJUNCTION_RE = re.compile(r"\s+(?:and|to|until|till|through|thru|и|по|до
 _NOW_RE = re.compile(r"(?:now|the\s+present|сейчас)(?![\w/\\-])", _FLAGS)
 _ROLL_PREP = r"(?:(?:in|within|over|during|for)\s+)"
 _LAST = r"(?:last|past|previous)"
+#: A part of the period that follows ("early March", "the end of last year"): cut from the
+#: query with it; the filter is the whole period (module notes).
+_PART = r"(?:early|mid|late|(?:beginning|start|middle|end)\s+of(?:\s+the)?)"
 
 
 @cache
 def _phrase_re() -> re.Pattern[str]:
     """[preposition] period. Compiled on first use: the period grammar is large."""
     period = "|".join(_PERIOD_ALTERNATIVES)
-    return re.compile(rf"{_START}(?:(?P<prep>{_PREP})\s+)?(?:{period}){_END}", _FLAGS)
+    return re.compile(
+        rf"{_START}(?:(?P<prep>{_PREP})\s+)?(?:(?:the\s+)?(?P<part>{_PART})[\s-]+)?"
+        rf"(?:{period}){_END}", _FLAGS)
 
 
 @cache
@@ -501,6 +554,10 @@ def _rolling_res() -> tuple[re.Pattern[str], ...]:
 
 def _is_bare_ok(m: re.Match[str]) -> bool:
     kind = m.lastgroup or ""
+    if kind == "season":  # "last spring", "summer 2025"; "spring" alone is too often a word
+        return bool(m["season_which"] or m["season_year"])
+    if (m["part"] or "").lower().endswith(("of", "the")):  # "the end of March"
+        return True
     return kind in _BARE_KINDS or (kind in _BARE_WITH_YEAR and m[kind + "_year"] is not None)
 
 

@@ -264,3 +264,37 @@ def test_term_evidence_factors_and_missing_terms():
     assert out["unknown"] == 2.5  # terms not loaded: score kept
     off = term_evidence(pool, groups, terms, Weights(coverage=0, adjacency=0))
     assert [c.score for c in off] == [2.7, 2.0, 2.0, 2.5]
+
+
+# --- the kind of memory a query asks for (text.intent) -------------------------------------
+
+
+@pytest.mark.parametrize(("query", "types"), [
+    ("what did we decide last week", {"decision"}),
+    ("which todos did we note down this month", {"todo"}),
+    ("what broke last month", {"bug_note", "episode"}),
+    ("what have we tried that didn't work", {"failed_attempt"}),
+    ("open questions about the mobile app", {"open_question"}),
+    ("что мы решили про кэш", {"decision"}),
+    ("how do we deploy the storefront", set()),
+    ("what happened with the warehouse", set()),
+])
+def test_asked_types(query, types):
+    from engram.text.intent import asked_types
+
+    assert asked_types(query) == types
+
+
+def test_a_query_asking_for_decisions_ranks_the_decision_first(mem, clock):
+    """Once "last week" has narrowed the candidates, "what did we decide" has only its kind."""
+    week = clock.now - timedelta(days=8)
+    for text, kind in [
+        ("Bumped the Node version in CI to 22", "task_summary"),
+        ("Refunds are issued as separate credit notes referencing the invoice", "decision"),
+        ("Flaky checkout e2e test: retry once on timeout", "bug_note"),
+    ]:
+        mem.save(text, type=kind, event_at=week)
+    results = mem.search("what did we decide last week", k=3).results
+    assert results[0].memory.type == "decision"
+    assert results[0].signals["asked_type_factor"] > 1.0
+    assert results[1].signals["asked_type_factor"] == 1.0

@@ -29,10 +29,32 @@ ENV_VAR = "ENGRAM_EMBEDDER"
 #: The spec used when neither the caller nor the environment gives one.
 DEFAULT_SPEC = "bundled"
 #: Human-readable list of accepted specs, used in error messages.
-VALID_SPECS = "bundled (default), none, fake, ollama:<model>, openai:<model>"
+VALID_SPECS = ("bundled (default), multilingual, use-multilingual, e5-multilingual, none, "
+               "fake, ollama:<model>, openai:<model>")
 
 _bundled: LabelledSentences | None = None
 _bundled_lock = threading.Lock()
+#: One instance per packaged multilingual model and process, like ``_bundled``.
+_multilingual: dict[str, Embedder] = {}
+_MULTILINGUAL_SPECS = ("multilingual", "use-multilingual", "e5-multilingual")
+
+
+def _multilingual_embedder(kind: str) -> Embedder:
+    """A packaged multilingual model, reading labelled memories sentence by sentence (views)."""
+    from engram.embedders import multilingual
+    from engram.embedders.views import LabelledSentences
+
+    model: Embedder
+    if kind == "multilingual":
+        from engram.embedders.bundled import BundledEmbedder
+
+        model = multilingual.EnglishAndMultilingual(
+            BundledEmbedder(), multilingual.UniversalSentenceEncoder(spec=kind))
+    elif kind == "use-multilingual":
+        model = multilingual.UniversalSentenceEncoder()
+    else:
+        model = multilingual.MultilingualE5Small()
+    return LabelledSentences(model)
 
 
 def get_embedder(spec: str | None = None) -> Embedder | None:
@@ -44,6 +66,12 @@ def get_embedder(spec: str | None = None) -> Embedder | None:
     - ``bundled``: local all-MiniLM-L6-v2 int8 (384 dims), reading a labelled
       memory sentence by sentence (:mod:`engram.embedders.views`). One shared
       instance per process, because the model costs ~25 MB and ~0.3 s to load.
+    - ``multilingual``: MiniLM beside Universal Sentence Encoder multilingual (16
+      languages): a query in one language finds memories written in another, and
+      English keeps most of MiniLM's quality (extra ``multilingual``).
+    - ``use-multilingual`` / ``e5-multilingual``: one packaged multilingual model
+      alone (16 / ~100 languages; extras ``multilingual`` / ``e5``). See
+      :mod:`engram.embedders.multilingual` for how they compare.
     - ``none``: returns ``None``; callers fall back to keyword search.
     - ``fake``: deterministic hashing embedder (``fake-hash-v1``), for tests.
     - ``ollama:<model>``: Ollama's ``/api/embed`` at ``$OLLAMA_HOST`` /
@@ -81,6 +109,11 @@ def get_embedder(spec: str | None = None) -> Embedder | None:
 
                     _bundled = LabelledSentences(BundledEmbedder())
                 return _bundled
+        if kind in _MULTILINGUAL_SPECS:
+            with _bundled_lock:
+                if kind not in _multilingual:
+                    _multilingual[kind] = _multilingual_embedder(kind)
+                return _multilingual[kind]
         if kind == "none":
             return None
         if kind == "fake":

