@@ -207,14 +207,18 @@ async def check_every_tool(client: Client) -> None:
     markdown = await call(client, "memory_export", {"format": "markdown", "project": "api"})
     assert "session cookie expired" in markdown["text"]
 
-    # hard delete needs confirm: true
-    refused = await fails(client, "memory_delete", {"id": glob["id"]})
-    assert "confirm" in refused and "memory_archive" in refused
+    # a delete is soft (restorable), as `engram delete`; a hard one needs confirm: true
+    deleted = await call(client, "memory_delete", {"id": glob["id"]})
+    assert deleted["deleted"] is True and deleted["hard"] is False
+    assert deleted["id"] == glob["id"] and deleted["memory"]["status"] == "deleted"
+    restored = await call(client, "memory_restore", {"id": glob["id"]})
+    assert restored["memory"]["status"] == "active"
+    refused = await fails(client, "memory_delete", {"id": glob["id"], "hard": True})
+    assert "confirm" in refused and "restorable" in refused
     assert (await call(client, "memory_get", {"id": glob["id"]}))["memory"]["id"] == glob["id"]
-    refused = await fails(client, "memory_delete", {"id": glob["id"], "confirm": False})
-    assert "confirm" in refused
-    deleted = await call(client, "memory_delete", {"id": glob["id"], "confirm": True})
-    assert deleted["deleted"] == glob["id"]
+    deleted = await call(client, "memory_delete", {"id": glob["id"], "hard": True,
+                                                   "confirm": True})
+    assert deleted["id"] == glob["id"] and deleted["hard"] is True
     assert "no memory" in await fails(client, "memory_get", {"id": glob["id"]})
 
 

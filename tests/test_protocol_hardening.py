@@ -58,7 +58,7 @@ TOOL_ARGUMENTS = {
                     "supersedes"],
     "memory_search": ["query", "k", "project", "types", "since", "until", "files"],
     "memory_get": ["id"], "memory_update": ["id", "content", "tags", "in_place"],
-    "memory_delete": ["id", "confirm"], "memory_pin": ["id", "pinned"],
+    "memory_delete": ["id", "hard", "confirm"], "memory_pin": ["id", "pinned"],
     "memory_context": ["task", "files", "budget"], "memory_export": ["format", "project"],
     "memory_checkpoint": ["summary", "session_id", "concepts"],
     "memory_open_questions": ["limit"], "memory_stats": [], "memory_nope": ["x"],

@@ -364,3 +364,20 @@ def test_vectors_from_another_model_never_mix_until_reindex(store_target, clock)
         assert other.vectors_enabled
         assert other.stats()["embedder"].startswith("another-model")
         assert other.stats()["vectors"] == 2
+
+
+def test_deleting_a_wrong_edit_brings_back_the_version_it_replaced(mem):
+    """A fact's newest version deleted (soft or hard) leaves the fact: the version it
+    replaced is current again; restoring the deleted one makes it the newest again."""
+    first = mem.save("The deploy freeze starts Thursday", type="project_fact").memory
+    wrong = mem.update(first.id, content="The deploy freeze starts Sunday")
+    mem.delete(wrong.id)
+    assert mem.get(first.id).status == "active" and mem.get(wrong.id).status == "deleted"
+    assert [r.memory.id for r in mem.search("deploy freeze", k=3).results] == [first.id]
+    mem.restore(wrong.id)
+    assert mem.get(first.id).status == "superseded" and mem.get(wrong.id).status == "active"
+    mem.archive(wrong.id)  # archiving (fading) a fact does not resurface its old version
+    assert mem.get(first.id).status == "superseded"
+    mem.restore(wrong.id)
+    mem.delete(wrong.id, hard=True)
+    assert mem.get(first.id).status == "active"

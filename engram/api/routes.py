@@ -14,6 +14,7 @@ from fastapi.responses import PlainTextResponse, Response
 
 from ..errors import ValidationError
 from ..model import PROVENANCES, STATUSES, TYPES
+from ..service.results import deleted_answer
 from .errors import responses
 from .schemas import CheckpointIn, ImportIn, MemoryBatch, MemoryCreate, MemoryPatch, UsedIn
 
@@ -157,8 +158,7 @@ def update_memory(
 def delete_memory(memory_id: Id, engram: Service, hard: bool = False) -> dict[str, Any]:
     """Delete a memory: marked deleted (restorable with /restore), as `engram delete` does;
     `hard=true` removes it for good. (To set one aside instead, POST /archive.)"""
-    memory = engram.delete(memory_id, hard=hard)
-    return {"deleted": True, "hard": hard, "memory": memory.to_dict()}
+    return deleted_answer(engram.delete(memory_id, hard=hard), hard)
 
 
 def _action(name: str, doc: str) -> None:

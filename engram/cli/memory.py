@@ -386,7 +386,9 @@ def delete(memory_id: str, hard: bool, as_json: bool) -> None:
     """Delete a memory: soft by default, --hard removes it from the store."""
     memory = open_service(remote_ok=True).delete(memory_id, hard=hard)
     if wants_json(as_json):
-        emit_json({"id": memory.id, "deleted": True, "hard": hard})
+        from ..service.results import deleted_answer
+
+        emit_json(deleted_answer(memory, hard))
     else:
         click.echo(f"{memory.id} {'deleted for good' if hard else 'deleted (restorable)'}")
 

@@ -22,6 +22,7 @@ from ..errors import EngramError, ValidationError
 from ..exchange import FORMATS
 from ..model import TYPES
 from ..service import Engram
+from ..service.results import deleted_answer
 from .errors import describe
 from .render import card, line, lines, result, snippet
 
@@ -264,23 +265,25 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
     @tool(DESTROY, "Delete a memory for good")
     def memory_delete(
         id: Id,  # noqa: A002
-        confirm: arg(bool, "Must be true: the deletion cannot be undone.") = False,
+        hard: arg(bool, "true: remove it from the store for good (needs confirm: true).")
+        = False,
+        confirm: arg(bool, "Must be true with hard: a hard delete cannot be undone.") = False,
     ) -> CallToolResult:
-        """Delete a memory permanently (e.g. it holds something that must not be kept).
-
-        Cannot be undone, so it needs `confirm: true`; ask the user first. To hide a memory
-        reversibly use memory_archive. Deleting the newest version re-activates the previous.
+        """Delete a memory: marked deleted and hidden everywhere, restorable with
+        memory_restore (as `engram delete` does). With hard: true it is removed for good,
+        which needs confirm: true (ask the user first; e.g. it holds something that must
+        not be kept). Deleting the newest version makes the version it replaced current.
         """
-        if confirm is not True:
+        if hard and confirm is not True:
             memory = service.resolve(id)
             raise ValidationError(
                 "confirm",
-                f"memory_delete removes {memory.id} ({snippet(memory.content, 80)!r}) for good "
-                "and needs confirm: true; to hide it reversibly, use memory_archive",
+                f"a hard memory_delete removes {memory.id} ({snippet(memory.content, 80)!r}) "
+                "for good and needs confirm: true; without hard it is restorable",
             )
-        memory = service.delete(id, hard=True)
-        return result(f"Deleted {memory.id} permanently.", {"deleted": memory.id,
-                                                             "memory": memory.to_dict()})
+        memory = service.delete(id, hard=hard)
+        told = "permanently" if hard else "(restorable with memory_restore)"
+        return result(f"Deleted {memory.id} {told}.", deleted_answer(memory, hard))
 
     @tool(SET, "Pin or unpin a memory")
     def memory_pin(

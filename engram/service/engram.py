@@ -353,17 +353,28 @@ class Engram:
             return [self.archive(memory_id) for memory_id in memory_ids]
 
     def restore(self, memory_id: str) -> Memory:
-        return self._set_status(memory_id, "active", ("archived", "deleted"))
+        memory = self.resolve(memory_id)
+        if memory.status == "active":
+            return memory
+        if memory.status not in ("archived", "deleted"):
+            raise ConflictError(f"memory {memory.id} is {memory.status}; cannot make it active")
+        return versions.bring_back(self, memory)
 
     def delete(self, memory_id: str, *, hard: bool = False) -> Memory:
         """Soft delete hides a memory (restorable); hard delete removes it for good.
 
-        Hard-deleting the newest version re-activates its predecessor; deleting a middle
-        version joins its neighbours, so a chain never breaks or loops.
+        Deleting the newest version either way makes the version it replaced current
+        again; hard-deleting a middle version joins its neighbours, so a chain never breaks
+        or loops.
         """
-        if not hard:
-            return self._set_status(memory_id, "deleted", ("active", "archived"))
-        return versions.hard_delete(self, memory_id)
+        if hard:
+            return versions.hard_delete(self, memory_id)
+        memory = self.resolve(memory_id)
+        if memory.status == "deleted":
+            return memory
+        if memory.status not in ("active", "archived"):
+            raise ConflictError(f"memory {memory.id} is {memory.status}; cannot make it deleted")
+        return versions.set_newest_aside(self, memory, "deleted")
 
     def pin(self, memory_id: str, pinned: bool = True) -> Memory:
         memory = self.resolve(memory_id)

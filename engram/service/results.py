@@ -59,3 +59,8 @@ class ImportResult:
             "ids": self.ids,
             "errors": self.errors,
         }
+
+
+def deleted_answer(memory: Any, hard: bool) -> dict[str, Any]:
+    """What every adapter answers to a delete (CLI --json, REST, MCP): one shape."""
+    return {"id": memory.id, "deleted": True, "hard": hard, "memory": memory.to_dict()}

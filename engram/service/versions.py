@@ -137,3 +137,32 @@ def hard_delete(service: Engram, memory_id: str) -> Memory:
             service.store.update(following.evolve(supersedes=None, updated_at=now))
         service.store.delete(memory.id)
     return memory
+
+
+def set_newest_aside(service: Engram, memory: Memory, status: str) -> Memory:
+    """Delete (soft) or archive the newest version of a chain: the version it replaced is
+    current again, as after a hard delete, so removing a wrong edit never removes the
+    fact. Its link stays, so restoring this version makes it the newest again."""
+    now = service.clock()
+    with service.store.transaction():
+        changed = memory.evolve(status=status, updated_at=now)
+        service.store.update(changed)
+        previous = service.store.get(memory.supersedes) if memory.supersedes else None
+        if (memory.status == "active" and previous is not None
+                and previous.status == "superseded" and previous.superseded_by == memory.id):
+            service.store.update(previous.evolve(status="active", updated_at=now))
+    return changed
+
+
+def bring_back(service: Engram, memory: Memory) -> Memory:
+    """Restore a version set aside: if the version it replaced became current meanwhile
+    (and nothing newer replaced that), it is superseded again."""
+    now = service.clock()
+    with service.store.transaction():
+        changed = memory.evolve(status="active", updated_at=now)
+        service.store.update(changed)
+        previous = service.store.get(memory.supersedes) if memory.supersedes else None
+        if (previous is not None and previous.status == "active"
+                and previous.superseded_by == memory.id):
+            service.store.update(previous.evolve(status="superseded", updated_at=now))
+    return changed
