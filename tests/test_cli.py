@@ -122,11 +122,10 @@ def test_lifecycle_commands(any_cli_env):
     before = run_json(any_cli_env, "get", memory_id)["confidence"]
     assert run_json(any_cli_env, "confirm", memory_id)["confidence"] > before
     assert run_json(any_cli_env, "reject", memory_id)["confidence"] < before + 0.1
-    assert run_json(any_cli_env, "delete", memory_id) == {
-        "id": memory_id,
-        "deleted": True,
-        "hard": False,
-    }
+    deleted = run_json(any_cli_env, "delete", memory_id)
+    assert {k: deleted[k] for k in ("id", "deleted", "hard")} == {
+        "id": memory_id, "deleted": True, "hard": False}
+    assert deleted["memory"]["status"] == "deleted"  # the shape REST and MCP answer too
     assert run_json(any_cli_env, "list", "--status", "deleted")[0]["id"] == memory_id
     assert run_json(any_cli_env, "delete", memory_id, "--hard")["hard"] is True
     missing = run_cli(any_cli_env, "get", memory_id)

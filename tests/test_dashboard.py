@@ -153,6 +153,78 @@ def test_edit_makes_a_new_version_shown_in_history(page, api: httpx.Client) -> N
     assert [m["id"] for m in chain] == [memory_id, new_id]
 
 
+def test_a_new_version_shows_the_words_it_changed(page, api: httpx.Client) -> None:  # noqa: ANN001
+    old = api.post("/v1/memories", json={"content": "Staging deploys run from the main branch "
+                                        "every Tuesday", "project": "ops"}).json()["memory"]
+    new = api.patch(f"/v1/memories/{old['id']}", json={
+        "content": "Staging deploys run from the release branch every Tuesday"}).json()
+    open_memory(page, new["id"])
+    changes = page.locator("#changes")
+    changes.wait_for()
+    assert changes.locator(".diff-del").all_inner_texts() == ["main"]
+    assert changes.locator(".diff-add").all_inner_texts() == ["release"]
+    page.goto(f"/#/m/{old['id']}")  # the first version changed nothing
+    page.locator("#changes").wait_for(state="hidden")
+
+
+def test_the_search_and_filters_live_in_the_url(page) -> None:  # noqa: ANN001
+    page.goto("/")
+    page.locator("table.memories tbody tr").first.wait_for()
+    page.select_option("select[aria-label=Project]", "limits")
+    page.locator("#q").fill("rate limit")
+    page.keyboard.press("Enter")
+    page.wait_for_function("location.hash.includes('q=rate+limit')")
+    assert "project=limits" in page.evaluate("location.hash")
+    page.reload()  # a reload (or a shared link) shows the same search
+    page.locator("table.memories tbody tr").first.wait_for()
+    assert page.locator("#q").input_value() == "rate limit"
+    assert page.locator("select[aria-label=Project]").input_value() == "limits"
+    assert page.locator("table.memories tbody tr").count() == 2
+    page.locator("table.memories tbody tr").first.click()
+    page.wait_for_function("location.hash.startsWith('#/m/')")
+    page.go_back()  # back to the list, as it was
+    page.wait_for_function("location.hash.includes('q=rate+limit')")
+    page.locator("table.memories tbody tr").nth(1).wait_for()
+
+
+def test_a_phone_sees_every_tab_and_no_page_wider_than_the_screen(browser, server) -> None:  # noqa: ANN001
+    context = browser.new_context(viewport={"width": 375, "height": 740}, base_url=server.url)
+    tab = context.new_page()
+    try:
+        for route in ("/", "/#/review", "/#/conflicts", "/#/overview"):
+            tab.goto(route)
+            tab.wait_for_timeout(300)
+            assert tab.evaluate("document.documentElement.scrollWidth") <= 375, route
+        tab.goto("/")
+        tab.locator("table.memories tbody tr").first.wait_for()
+        for name in ("Memories", "Review", "Conflicts", "Overview"):
+            assert tab.locator(f"a[data-tab={name.lower()}]").is_visible()
+        shoot(tab, "phone")
+    finally:
+        context.close()
+
+
+def test_an_empty_store_says_how_to_connect_agents_instead_of_bare_headers(
+        browser, tmp_path) -> None:  # noqa: ANN001
+    empty = start_server(tmp_path)
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, base_url=empty.url)
+    tab = context.new_page()
+    try:
+        tab.goto("/")
+        tab.locator("#first-run").wait_for()
+        assert "engram setup" in tab.locator("#first-run").inner_text()
+        assert not tab.locator("table.memories").is_visible()
+        shoot(tab, "first-run")
+        with empty.client() as api:
+            api.post("/v1/memories", json={"content": "Auth is Clerk, not custom JWT"})
+        tab.reload()
+        tab.locator("table.memories tbody tr").first.wait_for()
+        assert not tab.locator("#first-run").is_visible()
+    finally:
+        context.close()
+        empty.stop()
+
+
 def test_pin_archive_restore_and_delete(page, api: httpx.Client) -> None:  # noqa: ANN001
     memory_id = find_id(api, "push to main green CI")
     open_memory(page, memory_id)

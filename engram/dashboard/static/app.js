@@ -28,6 +28,40 @@ async function api(method, path, body) {
   return data;
 }
 
+// Word-level differences between two texts (longest common subsequence of words): what a
+// new version or a conflicting memory changed, shown as removed and added runs.
+function wordDiff(before, after) {
+  const a = (before || "").split(/(\s+)/).filter((w) => w !== "");
+  const b = (after || "").split(/(\s+)/).filter((w) => w !== "");
+  if (a.length * b.length > 250000) return [{ kind: "del", text: before }, { kind: "add", text: after }];
+  const rows = a.length + 1, cols = b.length + 1;
+  const lcs = new Uint16Array(rows * cols);
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) {
+      lcs[i * cols + j] = a[i] === b[j] ? lcs[(i + 1) * cols + j + 1] + 1
+        : Math.max(lcs[(i + 1) * cols + j], lcs[i * cols + j + 1]);
+    }
+  }
+  const parts = [];
+  const push = (kind, text) => {
+    const last = parts[parts.length - 1];
+    if (last && last.kind === kind) last.text += text; else parts.push({ kind, text });
+  };
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) { push("same", a[i]); i++; j++; }
+    else if (lcs[(i + 1) * cols + j] >= lcs[i * cols + j + 1]) push("del", a[i++]);
+    else push("add", b[j++]);
+  }
+  while (i < a.length) push("del", a[i++]);
+  while (j < b.length) push("add", b[j++]);
+  return parts;
+}
+
+// The memories list's state in the URL (#/memories?q=…&type=…), so a search can be shared,
+// bookmarked and reloaded.
+const LIST_KEYS = ["q", "project", "type", "status", "provenance", "tag", "since", "until"];
+
 function query(params) {
   const q = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
@@ -42,11 +76,11 @@ document.addEventListener("alpine:init", () => {
     vocab: { types: [], statuses: ["active"], provenances: [], projects: [] },
     f: { q: "", project: "", type: "", status: "active", provenance: "", tag: "", since: "", until: "" },
     items: [], total: 0, offset: 0, order: "newest", cursor: 0, mode: "browse", shownQuery: "", elapsed: null, cut: 0,
-    memory: null, history: [], editing: false, draft: {}, confirmDelete: false,
+    memory: null, history: [], changes: null, editing: false, draft: {}, confirmDelete: false,
     review: { items: [], total: 0 }, reviewCursor: 0, reviewTotal: 0, reviewReturn: false,
     conflicts: [], conflictCursor: 0, conflictsLoading: false, conflictScan: 100,
     ov: null, charts: [],
-    failure: "", flash: "", help: false, needToken: false, tokenDraft: "",
+    failure: "", flash: "", help: false, needToken: false, tokenDraft: "", storeEmpty: false,
 
     async init() {
       let resizeTimer = null;
@@ -88,8 +122,10 @@ document.addEventListener("alpine:init", () => {
     },
     route() {
       const before = this.view;
-      const hash = location.hash.replace(/^#\/?/, "");
+      const [path, search] = location.hash.replace(/^#\/?/, "").split("?");
+      const hash = path;
       const [head, rest] = [hash.split("/")[0], hash.split("/").slice(1).join("/")];
+      if (head === "memories" || head === "") this.readListState(new URLSearchParams(search || ""));
       this.editing = false;
       this.confirmDelete = false;
       if (head === "m" && rest) { this.view = "memory"; this.loadMemory(decodeURIComponent(rest)); }
@@ -101,6 +137,7 @@ document.addEventListener("alpine:init", () => {
     },
 
     // --- formatting -------------------------------------------------------------------
+    diff(before, after) { return wordDiff(before, after); },
     label(type) { return (type || "").replace(/_/g, " "); },
     provenanceLabel(p) { return PROVENANCE_LABELS[p] || p; },
     snippet(text, n = 160) {
@@ -129,7 +166,30 @@ document.addEventListener("alpine:init", () => {
         since: day(this.f.since, false), until: day(this.f.until, true),
       };
     },
-    applyFilters() { this.offset = 0; this.cursor = 0; this.loadList(); },
+    applyFilters() { this.offset = 0; this.cursor = 0; this.writeListState(); this.loadList(); },
+    readListState(params) {
+      const wanted = {};
+      for (const key of LIST_KEYS) wanted[key] = params.get(key) || (key === "status" ? "active" : "");
+      const order = params.get("order") || "newest";
+      const offset = Math.max(0, parseInt(params.get("offset") || "0", 10) || 0);
+      const same = LIST_KEYS.every((k) => this.f[k] === wanted[k]) && order === this.order
+        && offset === this.offset;
+      if (!same) { Object.assign(this.f, wanted); this.order = order; this.offset = offset; this._loaded = false; }
+    },
+    writeListState() {
+      const state = {};
+      for (const key of LIST_KEYS) {
+        const value = (this.f[key] || "").trim();
+        if (value && !(key === "status" && value === "active")) state[key] = value;
+      }
+      if (this.order !== "newest") state.order = this.order;
+      if (this.offset) state.offset = this.offset;
+      const q = query(state);
+      history.replaceState(null, "", `#/memories${q ? "?" + q : ""}`);
+    },
+    filtersAreDefault() {
+      return LIST_KEYS.every((k) => !this.f[k] || (k === "status" && this.f[k] === "active"));
+    },
     async loadList() {
       this._loaded = true;
       await this.guard(async () => {
@@ -151,6 +211,12 @@ document.addEventListener("alpine:init", () => {
           this.items = data.items;
           this.total = data.total;
           this.mode = "browse";
+          if (!data.total && this.filtersAreDefault()) {  // nothing at all yet, or all archived?
+            const stats = await api("GET", "/v1/stats");
+            this.storeEmpty = !stats.total;
+          } else if (data.total) {
+            this.storeEmpty = false;
+          }
           this.elapsed = Math.round(performance.now() - started);
         }
         this.cursor = Math.min(this.cursor, Math.max(0, this.items.length - 1));
@@ -161,6 +227,7 @@ document.addEventListener("alpine:init", () => {
       if (next < 0 || next >= this.total) return;
       this.offset = next;
       this.cursor = 0;
+      this.writeListState();
       this.loadList();
       window.scrollTo(0, 0);
     },
@@ -173,6 +240,8 @@ document.addEventListener("alpine:init", () => {
         const chain = await api("GET", `/v1/memories/${encodeURIComponent(memory.id)}/history`);
         this.memory = memory;
         this.history = chain.items.slice().reverse();
+        const older = chain.items.findIndex((h) => h.id === memory.id) - 1;  // oldest first
+        this.changes = older >= 0 ? wordDiff(chain.items[older].content, memory.content) : null;
       });
     },
     startEdit() {
@@ -323,7 +392,7 @@ document.addEventListener("alpine:init", () => {
         });
         const order = names.map((_, i) => i).reverse();
         const box = el.parentElement.getBoundingClientRect();
-        const width = Math.max(280, Math.floor(box.width) - 40);
+        const width = Math.max(240, Math.floor(box.width) - 40);
         const opts = {
           width, height: 230,
           series: [{}, ...order.map((i) => ({
