@@ -522,7 +522,8 @@ def test_gemini_cli_and_opencode_are_merged_into_and_restored_byte_for_byte(env,
     gemini = json.loads((home / ".gemini/settings.json").read_text())
     assert gemini["theme"] == "GitHub" and gemini["mcpServers"]["docs"]["args"] == [
         "-y", "docs-mcp"]
-    assert gemini["mcpServers"]["engram"] == {"command": ENGRAM, "args": ["mcp"]}
+    assert gemini["mcpServers"]["engram"] == {"command": ENGRAM, "args": ["mcp"],
+                                              "timeout": 60_000}
     assert gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"] == "audit.sh"
     [prompt_hook] = gemini["hooks"]["BeforeAgent"][0]["hooks"]
     assert prompt_hook["command"].endswith("hook UserPromptSubmit")
@@ -577,8 +578,9 @@ def test_gemini_clis_prompt_hook_gets_engrams_recall_in_its_own_answer_format(en
 
 @pytest.fixture(scope="session")
 def agent_clis(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Gemini CLI and OpenCode, the real ones, from npm (pinned)."""
-    return npm_tools(tmp_path_factory, "@google/gemini-cli@0.61.0", "opencode-ai@1.18.33")
+    """Codex, Gemini CLI and OpenCode, the real ones, from npm (pinned)."""
+    return npm_tools(tmp_path_factory, "@openai/codex@0.169.0", "@google/gemini-cli@0.61.0",
+                     "opencode-ai@1.18.33")
 
 
 def test_the_real_gemini_cli_and_opencode_see_engram_connected(env, home, tmp_path,
@@ -608,3 +610,22 @@ def test_every_agent_setup_knows_is_a_choice_of_the_cli():
 
     [option] = [p for p in setup_command.params if p.name == "agents"]
     assert tuple(option.type.choices) == AGENTS
+
+
+def test_the_real_codex_reads_the_merged_config_and_doctor_reports_its_status(
+        env, home, tmp_path, agent_clis):
+    """The config that once crashed setup (a server table after another table), merged,
+    then read by the real Codex: both servers there, Engram's enabled; doctor asks Codex."""
+    (home / ".codex/config.toml").write_text(
+        CODEX_TOML + '\n[mcp_servers.search]\ncommand = "npx"\nargs = ["-y", "search-mcp"]\n')
+    env["PATH"] = f"{agent_clis}:{env['PATH']}"
+    assert not setup(env, "--agent", "codex")["errors"]
+    listed = subprocess.run([str(agent_clis / "codex"), "mcp", "list"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    rows = {line.split()[0]: line for line in listed.stdout.splitlines()[1:] if line.strip()}
+    assert {"docs", "search", "engram"} <= set(rows)
+    assert ENGRAM in rows["engram"] and "enabled" in rows["engram"]
+    report = json.loads(run_cli(env, "doctor", "--json").stdout)
+    status = {c["name"]: c for c in report["checks"]}["mcp codex status"]
+    assert status["status"] == "ok" and ENGRAM in status["detail"]

@@ -199,6 +199,9 @@ def _mcp(ctx: Context) -> list[Check]:
                             REINSTALL if why else None))
     if claude_status is not None:
         checks.append(claude_status)
+    codex_status = _codex_status(ctx)
+    if codex_status is not None:
+        checks.append(codex_status)
     try:
         proc = subprocess.run([ctx.command, "mcp", "--help"], capture_output=True, text=True,
                               timeout=30)
@@ -238,6 +241,31 @@ def _claude_status(ctx: Context) -> Check | None:
                      "`engram setup --scope project` here (it approves it for you)")
     return Check("mcp claude status", "fail", f"Claude Code: {status}",
                  "`engram doctor` above says which command is broken; " + REINSTALL)
+
+
+def _codex_status(ctx: Context) -> Check | None:
+    """What Codex itself reads from its config (`codex mcp get engram`): the server is
+    there, enabled, and its command would start."""
+    codex = shutil.which("codex")
+    if not codex:
+        return None
+    try:
+        got = subprocess.run([codex, "mcp", "get", SERVER_NAME], capture_output=True,
+                             text=True, timeout=60, cwd=ctx.project_dir)
+    except (OSError, subprocess.TimeoutExpired):
+        return Check("mcp codex status", "warn", "`codex mcp get engram` did not answer", None)
+    if got.returncode != 0:
+        return None  # not registered: the config check above says so
+    fields = dict(re.findall(r"^\s*(enabled|command|args):\s*(.*?)\s*$", got.stdout, re.M))
+    command = fields.get("command", "")
+    if fields.get("enabled") == "false":
+        return Check("mcp codex status", "warn", "Codex has Engram's server turned off",
+                     "set `enabled = true` under [mcp_servers.engram] in ~/.codex/config.toml")
+    why = unrunnable(command) if command else "Codex shows no command for it"
+    if why:
+        return Check("mcp codex status", "fail", f"Codex: {command} {fields.get('args', '')}: "
+                     f"{why}", REINSTALL)
+    return Check("mcp codex status", "ok", f"Codex: enabled, {command} {fields.get('args', '')}")
 
 
 def _worker() -> Check:

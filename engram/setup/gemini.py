@@ -22,6 +22,11 @@ HOOKS: tuple[tuple[str, str, int], ...] = (
 )
 
 
+#: Gemini CLI gives up on a server that has not answered within its timeout; Engram's
+#: first start on a busy machine (before its handshake cache exists) can take seconds.
+SERVER_TIMEOUT_MS = 60_000
+
+
 def settings_path(ctx: Context) -> Path:
     base = ctx.project_dir if ctx.scope == "project" else ctx.home
     return base / ".gemini" / "settings.json"
@@ -58,7 +63,7 @@ def plan_gemini(ctx: Context, run: Any) -> Plan:
     plan = Plan("gemini")
 
     def edit(data: dict[str, Any]) -> None:
-        set_server(data, "mcpServers", ctx.server(), ctx.uninstall)
+        set_server(data, "mcpServers", ctx.server(timeout=SERVER_TIMEOUT_MS), ctx.uninstall)
         if ctx.uninstall:
             remove_hooks(data)
         else:
