@@ -67,7 +67,9 @@ class AnnGraph:
         self.graph = graph
         self.seq = seq
         self.rows = rows
-        self.fresh: set[int] = set()  # positions whose vector the graph may not hold
+        #: Positions whose vector the graph may not hold. A list, only ever appended to:
+        #: searches read it outside the store's lock while a save appends.
+        self.fresh: list[int] = []
 
     @staticmethod
     def _new(dim: int) -> object:
@@ -138,10 +140,10 @@ class AnnGraph:
         # The beam must be wider than the candidates wanted, or the graph walk stops early.
         self.graph.expansion_search = max(EXPANSION_SEARCH, 2 * k)
         found = self.graph.search(query, k, log=False)
-        positions = {p for key in np.asarray(found.keys).tolist()
-                     if (p := position_of(int(key))) is not None and p < n}
-        positions |= {p for p in self.fresh if p < n}
-        candidates = np.fromiter(positions, dtype=np.int64, count=len(positions))
+        keys = np.asarray(found.keys).tolist()
+        positions = [p for key in keys if (p := position_of(int(key))) is not None]
+        candidates = np.unique(np.array(positions + self.fresh[:], dtype=np.int64))
+        candidates = candidates[candidates < n]
         candidates = candidates[mask[candidates]]
         if len(candidates) < want:
             return None  # the graph missed too much under this filter

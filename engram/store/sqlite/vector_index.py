@@ -181,7 +181,7 @@ class VectorIndex:
                 self._size += 1
             positions[i] = position
         if self.ann is not None:
-            self.ann.fresh.update(positions.tolist())
+            self.ann.fresh.extend(positions.tolist())
         self.vectors[positions] = vectors
         self.rowids[positions] = rowids
         self.memory_ids[positions] = memory_ids
@@ -222,7 +222,7 @@ class VectorIndex:
     def mark_fresh(self, rowids: Sequence[int]) -> None:
         """Rows the graph may hold an old vector for, or none: scanned exactly."""
         if self.ann is not None:
-            self.ann.fresh.update(
+            self.ann.fresh.extend(
                 p for r in rowids if (p := self._positions.get(r)) is not None
             )
 
