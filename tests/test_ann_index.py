@@ -143,3 +143,12 @@ def test_a_filter_too_selective_for_the_graph_falls_back_to_exact(mem, store_pat
         assert store._index.ann is not None
     finally:
         store.close()
+
+
+def test_the_graph_is_off_unless_asked_for(monkeypatch):
+    from engram.store.sqlite.ann_index import ann_min_rows
+
+    monkeypatch.delenv("ENGRAM_ANN_MIN_ROWS", raising=False)
+    assert ann_min_rows() > 10**12  # recall below target: exact search by default
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "200000")
+    assert ann_min_rows() == 200_000
