@@ -114,6 +114,7 @@ class RemoteEngram:
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.TransportError as exc:
+            self._replayed = False  # a long-lived client replays when the server is back
             raise Unreachable(f"cannot reach the Engram server at {self.url}: {exc}") from None
         if response.status_code == 503:
             raise Unreachable(str(_error(response)))

@@ -5,7 +5,9 @@ Hooks start it on demand (engram/hooks/client.py `spawn_worker`) and fall back t
 in-process keyword search while it warms up. It listens on a Unix socket under
 $ENGRAM_HOME (owner-only), serves newline-terminated JSON requests, runs one request at
 a time through the same handlers a hook would run itself, and exits after an idle
-period or when its store disappears. `python -m engram.worker` runs it in the foreground.
+period or when its store disappears. With a team server set, it serves that server
+instead, over one kept connection rather than a new one (and TLS handshake) per hook.
+`python -m engram.worker` runs it in the foreground.
 """
 
 from __future__ import annotations
@@ -109,7 +111,8 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         if op == "ping":
             return {"ok": True, "pid": os.getpid(), "served": self.served,
                     "db": self.service.path, "uptime": round(time.time() - self.started, 1),
-                    "embedder": getattr(self.service.embedder, "name", None)}
+                    "embedder": None if _is_remote(self.service)
+                    else getattr(self.service.embedder, "name", None)}
         if op == "stop":
             threading.Thread(target=self.shutdown, daemon=True).start()
             return {"ok": True, "stopping": True}
@@ -131,14 +134,28 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         while True:
             time.sleep(WATCH_INTERVAL)
             idle = time.monotonic() - self.last_activity > self.idle
-            gone = not is_url(self.service.target) and not os.path.exists(self.service.path)
+            gone = (not _is_remote(self.service) and not is_url(self.service.target)
+                    and not os.path.exists(self.service.path))
             if idle or gone or not self.path.exists():
                 self.shutdown()
                 return
 
 
+def _is_remote(service: Any) -> bool:
+    from .remote import RemoteEngram
+
+    return isinstance(service, RemoteEngram)
+
+
 def _warm(service: Any) -> None:
-    """Pay the model load and first query now, not on the first prompt."""
+    """Pay the model load and first query now, not on the first prompt; on a team server,
+    the connection's (and TLS handshake's) cost, which its later hooks then share."""
+    if _is_remote(service):
+        from .errors import EngramError
+
+        with contextlib.suppress(EngramError):  # down now: the first hook finds out
+            service.search("warm up", k=1)
+        return
     embedder = service.embedder
     if embedder is not None:
         embedder.embed_query("warm up the model")
@@ -159,10 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 0  # another worker serves this store already
-    import engram
+    from .remote import open_configured
 
     try:
-        service = engram.open()
+        service = open_configured()  # the team server when one is set: one connection
     except EngramError as exc:  # a damaged store, a full disk: hooks answer in-process
         log(f"engram worker {os.getpid()} cannot serve: {exc}")
         lock.close()

@@ -3,8 +3,12 @@ asks every request for one of their tokens, on each engine under test."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -704,3 +708,104 @@ def test_edits_made_while_the_server_is_down_are_replayed_never_over_a_newer_cha
         assert book.pinned and book.status == "archived"
         assert len([m for m in mem.list(project="infra", limit=20)
                     if "Wednesday" in m.content]) == 1  # not twice after the replay
+
+
+class CountingProxy:
+    """A TCP relay on 127.0.0.1 that counts the connections clients open through it."""
+
+    def __init__(self, target_port: int) -> None:
+        import threading
+
+        self.target_port, self.accepted = target_port, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            self.accepted += 1
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_hooks_through_the_warm_worker_share_one_connection_to_the_team_server(
+        tmp_path: Path, cli_env):
+    """Against a team server the warm worker answers the hooks and keeps one connection
+    open for all of them: recall and capture both reach the server, over one TCP
+    connection, instead of a new one (and TLS handshake) per hook process."""
+    from conftest import run_cli
+    from test_hooks import FIXTURES, _wait_for_worker
+    from test_mcp import free_port
+
+    home, db = tmp_path / "server-home", str(tmp_path / "shared.db")
+    token = json.loads(users_cli(home, db, "add", "ada", "--json").stdout)["token"]
+    project = tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    port = free_port()
+    server = start_server(home, "--port", str(port), ENGRAM_DB=db)
+    proxy = CountingProxy(port)
+    env = dict(cli_env, ENGRAM_URL=f"http://127.0.0.1:{proxy.port}", ENGRAM_TOKEN=token,
+               ENGRAM_HOOK_DEADLINE="60", ENGRAM_WORKER_IDLE="60")
+    env.pop("ENGRAM_HOOK_WORKER")
+
+    def fixture(name: str, **changes: object) -> str:
+        data = json.loads((FIXTURES / name).read_text())
+        return json.dumps({**data, "cwd": str(project), **changes})
+
+    worker = subprocess.Popen([sys.executable, "-m", "engram.worker"], env=env,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        with server.client(token) as api:
+            api.post("/v1/memories", json={
+                "content": "Stripe refunds must use payment_intent; the charge argument is gone",
+                "type": "constraint", "project": "shop"})
+            for other in ("The CSS build uses PostCSS with nesting", "Deploys run on Fridays "
+                          "only after the freeze", "The search page paginates by cursor"):
+                api.post("/v1/memories", json={"content": other, "project": "shop"})
+        assert _wait_for_worker(env, worker)["served"] == 0
+        for session in ("one", "two"):
+            asked = run_cli(env, "hook", "UserPromptSubmit",
+                            input=fixture("user_prompt_submit.json", session_id=session))
+            assert asked.returncode == 0, asked.stderr
+            assert "payment_intent" in json.loads(asked.stdout)["hookSpecificOutput"][
+                "additionalContext"]
+        ran = run_cli(env, "hook", "PostToolUse", input=fixture("post_tool_use_bash.json"))
+        assert ran.returncode == 0 and ran.stdout.strip() == ""
+        assert _wait_for_worker(env, worker)["served"] == 3
+        recipes: list = []
+        for _ in range(150):  # the capture is saved after the hook has its reply
+            with engram.open(db, embedder="none") as mem:
+                recipes = mem.list(types=["verified_command"])
+            if recipes:
+                break
+            time.sleep(0.1)
+        [recipe] = recipes
+        assert "pytest -q tests/test_checkout.py" in recipe.content and recipe.owner == "ada"
+        assert proxy.accepted == 1
+    finally:
+        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
+                       env=env, timeout=30)
+        try:
+            worker.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        proxy.close()
+        server.stop()

@@ -20,7 +20,14 @@ except ImportError:  # pragma: no cover - non-CPython
     import socket  # type: ignore[no-redef]
 from pathlib import Path
 
-from ..config import default_db_path, engram_home, home_dir, load_config, tighten
+from ..config import (
+    default_db_path,
+    engram_home,
+    home_dir,
+    load_config,
+    team_server,
+    tighten,
+)
 
 TYPE_CHECKING = False  # not `from typing import …`: typing costs ms on every hook call
 if TYPE_CHECKING:
@@ -57,8 +64,12 @@ def embedder_spec(config: dict[str, Any] | None = None) -> str:
 def worker_key(config: dict[str, Any] | None = None) -> str:
     from .. import __version__
 
-    target = default_db_path()
-    db = target if isinstance(target, str) else os.path.abspath(target)
+    url, token = team_server(config)
+    if url:  # one worker per server and token: a rotated token starts a new one
+        db = f"{url}\0{token or ''}"
+    else:
+        target = default_db_path()
+        db = target if isinstance(target, str) else os.path.abspath(target)
     raw = f"{db}\0{embedder_spec(config)}\0{__version__}\0{PROTOCOL}".encode()
     # Two CRCs, not hashlib: loading OpenSSL costs more than this whole function.
     return f"{zlib.crc32(raw):08x}{zlib.crc32(raw[::-1]):08x}"

@@ -180,16 +180,15 @@ def dispatch(
 
         record_failure(payload)  # the session's state file only: no store, no worker
         return None
-    from ..config import load_config, team_server
+    from ..config import load_config
     from . import client
     from .state import project_for
 
     config = load_config()
     cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
     request = {"event": event, "payload": payload, "project": project_for(cwd, config)}
-    # On a team server the server is warm already: each hook is one HTTP call from here.
-    remote = team_server(config)[0] is not None
-    if client.worker_enabled(config) and not remote:
+    # On a team server too: the worker keeps one connection open for every hook.
+    if client.worker_enabled(config):
         # None means no worker listens; a worker that accepted but is slow or died midway
         # raises (logged, nothing injected) instead of doing the same work twice here.
         response = client.call(request, WORKER_WAIT.get(event, _deadline(event) * 0.8),
