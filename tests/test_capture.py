@@ -788,7 +788,9 @@ def test_an_empty_session_stores_nothing(session, tmp_path):
         assert result.saved == [] and service.count() == 0
 
 
-def test_capturing_a_session_again_adds_nothing_and_archives_what_was_closed(tmp_path):
+def test_capturing_a_session_again_adds_nothing_and_archives_what_was_closed(
+        tmp_path, store_target):
+    """Over each engine: capture's dedup and its archiving of closed todos are store writes."""
     session = (
         Session().prompt("add the export endpoint. Never export deleted memories.")
         .tool("TodoWrite", {"todos": [
@@ -799,7 +801,7 @@ def test_capturing_a_session_again_adds_nothing_and_archives_what_was_closed(tmp
     )
     path = session.write(tmp_path / "t.jsonl")
     state: dict[str, Any] = {}
-    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+    with engram.open(store_target, embedder="fake") as service:
         first = capture(service, str(path), project="shop", cwd=CWD, state=state)
         assert {m.type for m in first.saved} == {"constraint", "todo"}
         assert first.summary is not None
