@@ -185,6 +185,10 @@ def test_the_search_and_filters_live_in_the_url(page) -> None:  # noqa: ANN001
     page.go_back()  # back to the list, as it was
     page.wait_for_function("location.hash.includes('q=rate+limit')")
     page.locator("table.memories tbody tr").nth(1).wait_for()
+    page.locator("table.memories tbody tr").first.click()
+    page.locator("nav[aria-label=breadcrumb] a").click()  # the way back: the same list
+    page.wait_for_function("location.hash.includes('q=rate+limit')")
+    assert page.locator("select[aria-label=Project]").input_value() == "limits"
 
 
 def test_a_phone_sees_every_tab_and_no_page_wider_than_the_screen(browser, server) -> None:  # noqa: ANN001

@@ -125,7 +125,12 @@ document.addEventListener("alpine:init", () => {
       const [path, search] = location.hash.replace(/^#\/?/, "").split("?");
       const hash = path;
       const [head, rest] = [hash.split("/")[0], hash.split("/").slice(1).join("/")];
-      if (head === "memories" || head === "") this.readListState(new URLSearchParams(search || ""));
+      if (head === "memories" || head === "") {
+        // a link with its own state sets it; a bare #/memories (the tab, the way back from
+        // one memory) keeps the filters already chosen and shows them in the URL again
+        if (search !== undefined) this.readListState(new URLSearchParams(search));
+        else if (this._loaded) this.writeListState();
+      }
       this.editing = false;
       this.confirmDelete = false;
       if (head === "m" && rest) { this.view = "memory"; this.loadMemory(decodeURIComponent(rest)); }
