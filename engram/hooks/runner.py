@@ -171,22 +171,13 @@ def dispatch(
 
     `store_deadline` (time.monotonic()) bounds the store opened in this process.
     """
-    if event not in DEADLINES:
-        raise ValueError(f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
-    if not _worth_handling(event, payload):
-        return None
-    if event == "PostToolUseFailure":
-        from .summary import record_failure
-
-        record_failure(payload)  # the session's state file only: no store, no worker
+    request = build_request(event, payload)
+    if request is None:
         return None
     from ..config import load_config, team_server
     from . import client
-    from .state import project_for
 
     config = load_config()
-    cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
-    request = {"event": event, "payload": payload, "project": project_for(cwd, config)}
     # On a team server the server is warm already: each hook is one HTTP call from here.
     remote = team_server(config)[0] is not None
     if client.worker_enabled(config) and not remote:
@@ -204,6 +195,28 @@ def dispatch(
         return handle_in_process(request)
     with bounded(store_deadline):
         return handle_in_process(request)
+
+
+def build_request(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """What the handlers get for this payload, or None when there is nothing to do.
+
+    Shared by this process and the worker's launcher path (engram/hooks/launch.sh), so
+    both triage and attribute a prompt the same way.
+    """
+    if event not in DEADLINES:
+        raise ValueError(f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
+    if not _worth_handling(event, payload):
+        return None
+    if event == "PostToolUseFailure":
+        from .summary import record_failure
+
+        record_failure(payload)  # the session's state file only: no store, no worker
+        return None
+    from ..config import load_config
+    from .state import project_for
+
+    cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
+    return {"event": event, "payload": payload, "project": project_for(cwd, load_config())}
 
 
 def _worth_handling(event: str, payload: dict[str, Any]) -> bool:
