@@ -24,3 +24,14 @@ def hook_command(engram: str, event: str) -> str:
     store_env = "|".join(os.environ.get(name, "") for name in STORE_VARIABLES)
     parts = ["sh", str(LAUNCHER), str(socket_path()), store_env, engram, "hook", event]
     return " ".join(shlex.quote(part) for part in parts)
+
+
+def fallback_of(command: str) -> str:
+    """The Python hook inside a launcher command (for `engram doctor`), else `command`."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    if len(words) > 4 and words[0] == "sh" and words[1].endswith("launch.sh"):
+        return shlex.join(words[4:])
+    return command
