@@ -60,6 +60,9 @@ class _Handler(socketserver.StreamRequestHandler):
         after: list[Any] = []
         try:
             line = self.rfile.readline(MAX_REQUEST_BYTES)
+            if line.startswith(b"POST /hook/"):
+                self._answer_launcher(line, after)
+                return
             request = json.loads(line)
             response = self.server.answer(request, after)
         except Exception as exc:  # noqa: BLE001 - one bad request never kills the worker
@@ -67,6 +70,44 @@ class _Handler(socketserver.StreamRequestHandler):
             log(f"error: {response['error']}")
         with contextlib.suppress(OSError):  # the hook gave up waiting; the work is done
             self.wfile.write(json.dumps(response, ensure_ascii=False, default=str).encode())
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+        self.server.finish_later(after)
+        self.server.touch()
+
+
+    def _answer_launcher(self, request_line: bytes, after: list[Any]) -> None:
+        """One hook from engram/hooks/launch.sh: the payload as an HTTP/1.1 body (curl can
+        speak to a Unix socket; no shell tool speaks our line protocol), Claude Code's
+        output as the body back. Any failure answers 500 with no body: the launcher then
+        prints nothing and the agent's turn goes on, as the Python hook would."""
+        from .hooks.runner import _parse, build_request
+
+        status, body = "500 Internal Server Error", b""
+        try:
+            length = 0
+            while True:
+                header = self.rfile.readline(65536)
+                if header in (b"\r\n", b"\n", b""):
+                    break
+                name, _, value = header.decode("latin-1").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value.strip())
+            if not 0 <= length <= MAX_REQUEST_BYTES:
+                raise ValueError("hook payload too large")
+            event = request_line.split()[1].decode("ascii")[len("/hook/"):]
+            payload = _parse(self.rfile.read(length).decode("utf-8", "surrogateescape"))
+            request = build_request(event, payload)
+            output = None
+            if request is not None:
+                output = self.server.answer({"op": "hook", **request}, after).get("output")
+            status = "200 OK"
+            body = json.dumps(output, ensure_ascii=False).encode() if output else b""
+        except Exception as exc:  # noqa: BLE001 - one bad request never kills the worker
+            log(f"launcher hook error: {type(exc).__name__}: {exc}")
+        with contextlib.suppress(OSError):
+            self.wfile.write(f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\n"
+                             "Connection: close\r\n\r\n".encode() + body)
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_WR)
         self.server.finish_later(after)

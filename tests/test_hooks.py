@@ -546,3 +546,49 @@ def test_an_overlong_bullet_in_a_memory_file_costs_only_itself(env, project_dir,
         saved = mem.list(provenance="hook", limit=10)
     assert len(saved) == 2 and any("release Makefile" in m.content for m in saved)
     assert hooks_log(env) == []
+
+
+def test_the_shell_launcher_answers_like_the_python_hook(env, project_dir, seeded, monkeypatch):
+    """With a warm worker up, `sh launch.sh` (no interpreter) injects exactly what
+    `engram hook` injects; with the worker gone it falls back to the Python hook."""
+    from engram.hooks.launcher import STORE_VARIABLES, hook_command
+
+    env.pop("ENGRAM_HOOK_WORKER")
+    env.pop("ENGRAM_HOOK_DEADLINE")
+    env["ENGRAM_WORKER_IDLE"] = "60"
+    for name in STORE_VARIABLES:  # what `engram setup` would see in this environment
+        monkeypatch.delenv(name, raising=False)
+        if name in env:
+            monkeypatch.setenv(name, env[name])
+    python_hook = hook_command(str(Path(sys.executable).parent / "engram"), "UserPromptSubmit")
+    # A fallback to Python would fail loudly here: only the worker can answer.
+    worker_only = hook_command("/nonexistent/engram", "UserPromptSubmit")
+    data = payload("user_prompt_submit.json", project_dir)
+
+    def launch(session: str, command: str = worker_only) -> str:
+        text = json.dumps({**data, "session_id": session})
+        proc = subprocess.run(["sh", "-c", command], input=text, env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stderr == ""
+        return proc.stdout
+
+    worker = subprocess.Popen([sys.executable, "-m", "engram.worker"], env=env,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_worker(env, worker)
+        by_shell = launch("shell-session")
+        by_python = run_cli(env, "hook", "UserPromptSubmit",
+                            input=json.dumps({**data, "session_id": "python-session"})).stdout
+        assert seeded["refund"] in context_of(json.loads(by_shell))
+        assert json.loads(by_shell) == json.loads(by_python)
+        assert _wait_for_worker(env, worker)["served"] == 2  # both went through the worker
+        assert launch("shell-session") == ""  # already injected in this session
+    finally:
+        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
+                       env=env, timeout=30)
+        try:
+            worker.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+    env["ENGRAM_HOOK_WORKER"] = "off"  # the fallback must not leave a worker behind
+    assert seeded["refund"] in context_of(json.loads(launch("after-worker", python_hook)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 from npm_support import npm_tools
+
+from engram.hooks.launcher import LAUNCHER, fallback_of
 
 ENGRAM = str(Path(sys.executable).with_name("engram"))
 
@@ -104,16 +107,18 @@ def test_setup_merges_into_existing_config_and_keeps_everything(env, home):
     assert post[0]["hooks"][0]["command"] == "prettier --write"
     ours = post[1]
     assert ours["matcher"] == "Bash|Write|Edit|MultiEdit"
-    assert ours["hooks"] == [{"type": "command", "command": f"{ENGRAM} hook PostToolUse",
-                              "timeout": 15}]
+    [entry] = ours["hooks"]
+    assert entry["timeout"] == 15 and fallback_of(entry["command"]) == f"{ENGRAM} hook PostToolUse"
     [failure] = settings["hooks"]["PostToolUseFailure"]
     assert failure["matcher"] == "Bash"
-    assert failure["hooks"][0]["command"] == f"{ENGRAM} hook PostToolUseFailure"
+    assert fallback_of(failure["hooks"][0]["command"]) == f"{ENGRAM} hook PostToolUseFailure"
     for event in ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"):
         [group] = settings["hooks"][event]
         [entry] = group["hooks"]
-        assert entry["command"] == f"{ENGRAM} hook {event}" and entry["timeout"] > 0
-        assert os.path.isabs(entry["command"].split()[0])
+        # The user's hooks go through the shell launcher, in front of the Python hook.
+        launcher, python_hook = shlex.split(entry["command"])[1], fallback_of(entry["command"])
+        assert launcher == str(LAUNCHER) and python_hook == f"{ENGRAM} hook {event}"
+        assert entry["timeout"] > 0 and os.path.isabs(python_hook.split()[0])
     assert (home / ".claude/settings.json").read_text().startswith('{\n    "permissions"')
 
     claude = json.loads((home / ".claude.json").read_text())
@@ -163,7 +168,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(env, home, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"+++ {home}/.claude/settings.json" in proc.stdout
     added = [line for line in proc.stdout.splitlines() if line.startswith("+")]
-    assert any(f'"command": "{ENGRAM} hook UserPromptSubmit"' in line for line in added)
+    assert any(f'{ENGRAM} hook UserPromptSubmit"' in line for line in added)
     assert "+[mcp_servers.engram]" in proc.stdout
     assert snapshot(home) == before
     assert not (Path(env["ENGRAM_HOME"]) / "backups").exists()

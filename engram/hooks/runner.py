@@ -171,22 +171,13 @@ def dispatch(
 
     `store_deadline` (time.monotonic()) bounds the store opened in this process.
     """
-    if event not in DEADLINES:
-        raise ValueError(f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
-    if not _worth_handling(event, payload):
-        return None
-    if event == "PostToolUseFailure":
-        from .summary import record_failure
-
-        record_failure(payload)  # the session's state file only: no store, no worker
+    request = build_request(event, payload)
+    if request is None:
         return None
     from ..config import load_config
     from . import client
-    from .state import project_for
 
     config = load_config()
-    cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
-    request = {"event": event, "payload": payload, "project": project_for(cwd, config)}
     # On a team server too: the worker keeps one connection open for every hook.
     if client.worker_enabled(config):
         # None means no worker listens; a worker that accepted but is slow or died midway
@@ -203,6 +194,28 @@ def dispatch(
         return handle_in_process(request)
     with bounded(store_deadline):
         return handle_in_process(request)
+
+
+def build_request(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """What the handlers get for this payload, or None when there is nothing to do.
+
+    Shared by this process and the worker's launcher path (engram/hooks/launch.sh), so
+    both triage and attribute a prompt the same way.
+    """
+    if event not in DEADLINES:
+        raise ValueError(f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
+    if not _worth_handling(event, payload):
+        return None
+    if event == "PostToolUseFailure":
+        from .summary import record_failure
+
+        record_failure(payload)  # the session's state file only: no store, no worker
+        return None
+    from ..config import load_config
+    from .state import project_for
+
+    cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
+    return {"event": event, "payload": payload, "project": project_for(cwd, load_config())}
 
 
 def _worth_handling(event: str, payload: dict[str, Any]) -> bool:

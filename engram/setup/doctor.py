@@ -71,6 +71,13 @@ def _embedder() -> Check:
 def unrunnable(command: str) -> str | None:
     """Why a registered command would not start ('' words, a missing file, a script whose
     interpreter is gone after its virtualenv moved), or None when it would."""
+    from ..hooks.launcher import fallback_of
+
+    inner = fallback_of(command)
+    if inner != command:  # the shell launcher: it and the Python hook behind it must exist
+        launcher = shlex.split(command)[1]
+        return (f"{launcher} is missing" if not os.path.isfile(launcher)
+                else unrunnable(inner))
     try:
         first = shlex.split(command)[0] if command.strip() else ""
     except ValueError:

@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,16 @@ class Context:
     def hook_prefix(self) -> str:
         return shlex.quote(self.runs)
 
+    def hook_command(self, event: str) -> str:
+        """The user's own hooks go through the shell launcher, which reaches a warm worker
+        without starting Python; a project's shared files keep the plain portable command
+        (the launcher's path and socket are this machine's)."""
+        if self.scope == "project" or os.name != "posix":
+            return f"{self.hook_prefix} hook {event}"
+        from ..hooks.launcher import hook_command
+
+        return hook_command(self.runs, event)
+
     def server(self, **extra: Any) -> dict[str, Any]:
         return {**extra, "command": self.runs, "args": ["mcp"]}
 
@@ -119,7 +130,10 @@ def is_ours(hook: Any) -> bool:
     return isinstance(hook, dict) and bool(_OURS_RE.search(str(hook.get("command", ""))))
 
 
-def add_hooks(settings: dict[str, Any], prefix: str) -> None:
+def add_hooks(settings: dict[str, Any], prefix: str | Callable[[str], str]) -> None:
+    """Register our hooks; `prefix` is the engram command, or a function giving each
+    event's whole command."""
+    command_for = prefix if callable(prefix) else (lambda event: f"{prefix} hook {event}")
     hooks = settings.get("hooks")
     if hooks is None:
         hooks = settings["hooks"] = {}
@@ -127,7 +141,7 @@ def add_hooks(settings: dict[str, Any], prefix: str) -> None:
         raise SetupError("Claude Code settings: `hooks` is not an object")
     for event, matcher, timeout in HOOK_EVENTS:
         wanted: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        wanted["hooks"] = [{"type": "command", "command": f"{prefix} hook {event}",
+        wanted["hooks"] = [{"type": "command", "command": command_for(event),
                             "timeout": timeout}]
         groups = hooks.get(event)
         if not isinstance(groups, list):
@@ -232,7 +246,7 @@ def set_server(data: dict[str, Any], key: str, server: dict[str, Any], uninstall
 def plan_claude(ctx: Context, run: Any) -> Plan:
     plan = Plan("claude", cwd=ctx.project_dir)
     settings = claude_settings_path(ctx)
-    edit = remove_hooks if ctx.uninstall else (lambda data: add_hooks(data, ctx.hook_prefix))
+    edit = remove_hooks if ctx.uninstall else (lambda data: add_hooks(data, ctx.hook_command))
     plan.changes.append(json_change(settings, "Claude Code hooks", edit))
     server = ctx.server(type="stdio", env={})
     claude = shutil.which("claude")
