@@ -225,20 +225,27 @@ def _mcp(ctx: Context) -> list[Check]:
 _STATUS_RE = re.compile(r"^\s*Status:\s*(?P<status>.+?)\s*$", re.MULTILINE)
 
 
+def _mcp_get(cli: str, ctx: Context) -> str | Check | None:
+    """What `<cli> mcp get engram` prints in the project; a warning when it does not
+    answer; None when the CLI is absent or has no such server (the files tell the rest)."""
+    found = shutil.which(cli)
+    if not found:
+        return None
+    try:
+        got = subprocess.run([found, "mcp", "get", SERVER_NAME], capture_output=True,
+                             text=True, timeout=60, cwd=ctx.project_dir)
+    except (OSError, subprocess.TimeoutExpired):
+        return Check(f"mcp {cli} status", "warn", f"`{cli} mcp get engram` did not answer")
+    return got.stdout if got.returncode == 0 else None
+
+
 def _claude_status(ctx: Context) -> Check | None:
     """What Claude Code itself says of Engram's server here (it starts it to answer):
     connected, failing, or a project's server still waiting for this user's approval."""
-    claude = shutil.which("claude")
-    if not claude:
-        return None
-    try:
-        got = subprocess.run([claude, "mcp", "get", SERVER_NAME], capture_output=True,
-                             text=True, timeout=60, cwd=ctx.project_dir)
-    except (OSError, subprocess.TimeoutExpired):
-        return Check("mcp claude status", "warn", "`claude mcp get engram` did not answer", None)
-    if got.returncode != 0:
-        return None  # not registered with the CLI; the files above tell the rest
-    found = _STATUS_RE.search(got.stdout)
+    said = _mcp_get("claude", ctx)
+    if not isinstance(said, str):
+        return said
+    found = _STATUS_RE.search(said)
     status = found.group("status") if found else "(no status line)"
     if "connected" in status.lower() and "fail" not in status.lower():
         return Check("mcp claude status", "ok", f"Claude Code: {status}")
@@ -253,17 +260,10 @@ def _claude_status(ctx: Context) -> Check | None:
 def _codex_status(ctx: Context) -> Check | None:
     """What Codex itself reads from its config (`codex mcp get engram`): the server is
     there, enabled, and its command would start."""
-    codex = shutil.which("codex")
-    if not codex:
-        return None
-    try:
-        got = subprocess.run([codex, "mcp", "get", SERVER_NAME], capture_output=True,
-                             text=True, timeout=60, cwd=ctx.project_dir)
-    except (OSError, subprocess.TimeoutExpired):
-        return Check("mcp codex status", "warn", "`codex mcp get engram` did not answer", None)
-    if got.returncode != 0:
-        return None  # not registered: the config check above says so
-    fields = dict(re.findall(r"^\s*(enabled|command|args):\s*(.*?)\s*$", got.stdout, re.M))
+    said = _mcp_get("codex", ctx)
+    if not isinstance(said, str):
+        return said
+    fields = dict(re.findall(r"^\s*(enabled|command|args):\s*(.*?)\s*$", said, re.M))
     command = fields.get("command", "")
     if fields.get("enabled") == "false":
         return Check("mcp codex status", "warn", "Codex has Engram's server turned off",
