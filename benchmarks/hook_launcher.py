@@ -29,6 +29,7 @@ SETTINGS = ("retries", "timeouts", "pool size", "batching")
 @click.option("--memories", default=10_000, show_default=True)
 @click.option("--runs", default=25, show_default=True)
 def command(memories: int, runs: int) -> None:
+    """The prompt hook through the shell launcher against a bare `python -c pass`."""
     engram = str(Path(sys.executable).with_name("engram"))
     root = Path(tempfile.mkdtemp(prefix="engram-launcher-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
