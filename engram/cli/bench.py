@@ -17,7 +17,6 @@ from typing import Any
 import click
 
 SUBCOMMANDS: dict[str, tuple[str]] = {
-    "ann": ("benchmarks.ann",),
     "capture": ("benchmarks.capture",),
     "hook-launcher": ("benchmarks.hook_launcher",),
     "locomo": ("benchmarks.locomo",),
