@@ -40,8 +40,8 @@ def _locked() -> Iterator[Path]:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
-#: How a queued line says what it is: a memory to import (no key), or a session's summary
-#: for the server's checkpoint, which keeps one per session.
+#: How a queued line says what it is: a memory to import (no `op`), a session's summary
+#: for the server's checkpoint (which keeps one per session), or an edit.
 OP = "op"
 CHECKPOINT = "checkpoint"
 EDIT = "edit"  # an update, archive, pin… of a memory on the server, replayed in order
@@ -65,12 +65,13 @@ def queue_checkpoint(body: dict[str, Any]) -> None:
 
 
 def queue_edit(action: str, memory_id: str, body: dict[str, Any] | None = None) -> None:
-    """Queue an edit (its body already redacted) of a memory on the server."""
-    from .identity import new_id
+    """Queue an edit (its body already redacted) of a memory on the server. Replaying it
+    twice is harmless: a status change is the same change, and an update of a version
+    that is no longer current is never applied over the newer one (engram.remote)."""
     from .model import to_iso, utcnow
 
     queue({OP: EDIT, "action": action, "id": memory_id, "body": body or {},
-           "key": new_id(), "queued_at": to_iso(utcnow())})
+           "queued_at": to_iso(utcnow())})
 
 
 def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
