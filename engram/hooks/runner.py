@@ -171,13 +171,13 @@ def dispatch(
 
     `store_deadline` (time.monotonic()) bounds the store opened in this process.
     """
-    request = build_request(event, payload)
-    if request is None:
+    if not wanted(event, payload):
         return None
     from ..config import load_config
     from . import client
 
-    config = load_config()
+    config = load_config()  # read once: the request's project and the worker's socket
+    request = request_for(event, payload, config)
     # On a team server too: the worker keeps one connection open for every hook.
     if client.worker_enabled(config):
         # None means no worker listens; a worker that accepted but is slow or died midway
@@ -202,20 +202,32 @@ def build_request(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
     Shared by this process and the worker's launcher path (engram/hooks/launch.sh), so
     both triage and attribute a prompt the same way.
     """
+    if not wanted(event, payload):
+        return None
+    from ..config import load_config
+
+    return request_for(event, payload, load_config())
+
+
+def wanted(event: str, payload: dict[str, Any]) -> bool:
+    """Cheap triage before anything is read: whether this call has work for the store."""
     if event not in DEADLINES:
         raise ValueError(f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
     if not _worth_handling(event, payload):
-        return None
+        return False
     if event == "PostToolUseFailure":
         from .summary import record_failure
 
         record_failure(payload)  # the session's state file only: no store, no worker
-        return None
-    from ..config import load_config
+        return False
+    return True
+
+
+def request_for(event: str, payload: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     from .state import project_for
 
     cwd = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR")
-    return {"event": event, "payload": payload, "project": project_for(cwd, load_config())}
+    return {"event": event, "payload": payload, "project": project_for(cwd, config)}
 
 
 def _worth_handling(event: str, payload: dict[str, Any]) -> bool:
