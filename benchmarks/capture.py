@@ -41,7 +41,11 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        "swiftui-offline-zh", "deno-permissions-explain-en",
                        # opened on 2026-11-25, the four sealed sessions that scored lowest
                        "nix-flake-plan-ko", "plpgsql-audit-mixed-de-en", "godot-inventory-pl",
-                       "unity-pooling-subagent-en"})
+                       "unity-pooling-subagent-en",
+                       # opened on 2026-11-25 (third session), when ten new sealed ones came
+                       "kotlin-room-migration-en", "flask-sqlalchemy-de", "gha-ci-uv-es",
+                       "symfony-messenger-pt", "ocaml-menhir-ja", "spring-flyway-it",
+                       "haskell-spaceleak-compact-en"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",

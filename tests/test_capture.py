@@ -566,6 +566,15 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("unstable 채널은 쓰지 마세요", "constraint"),
     ("Preferisco commit piccoli, uno per modifica", "preference"),
     ("Wolę krótkie funkcje i małe pliki", "preference"),
+    # rules without the usual modal: a condition, a state to keep, a non-negotiable, a policy
+    ("revert the O2, not without a benchmark that shows it matters", "constraint"),
+    ("wir nutzen SQLAlchemy direkt, ohne Flask-SQLAlchemy, und das soll auch so bleiben",
+     "constraint"),
+    ("パーサは今の Menhir のままで。", "constraint"),
+    ("Una cosa innegociable: todas las actions fijadas por SHA, nada de @v4", "constraint"),
+    ("テストは既存のと同じく ppx_expect で書いてほしいです", "preference"),
+    ("add a retry policy to the HTTP client", None),
+    ("the parser stays as it is for now?", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -633,6 +642,60 @@ def test_open_todos_and_questions_left_at_the_end():
     assert any("archived memories" in q for q in found(extraction, "open_question"))
     assert not any("Would you like me" in t for t in [*todos, *found(extraction,
                                                                      "open_question")])
+
+
+def test_what_a_wrap_up_leaves_open_names_its_subject_and_a_choice_waiting_on_the_user():
+    session = (
+        Session().prompt("fix the detached instance error on the orders route")
+        .edit("app/api/orders.py")
+        .say("Fixed: the items load with selectinload inside the session.\n\n"
+             "The same pattern is in app/api/customers.py, route /<id>/addresses. That will "
+             "break the same way once someone calls it; I left it alone.\n\n"
+             "Division truncates towards zero (-7 / 2 = -3); if you'd rather have floor "
+             "division like Python, tell me.")
+    )
+    extraction = session.extract()
+    assert any("customers.py" in t and "break the same way" in t
+               for t in found(extraction, "todo"))
+    assert any("floor division" in q for q in found(extraction, "open_question"))
+
+
+def test_the_users_last_words_about_work_not_done_yet_are_a_todo():
+    session = (
+        Session().prompt("the monthly report is way too slow, fix it")
+        .edit("app/reports.py")
+        .say("Done: the report folds the rows instead of building a list.")
+        .prompt("nice. I haven't put the posted_at index on prod yet, so it's still the query.")
+        .say("Then that index is the next step.")
+    )
+    assert any("posted_at index on prod" in t for t in found(session.extract(), "todo"))
+
+
+def test_an_attempt_taken_back_at_the_users_word_keeps_what_it_showed():
+    session = (
+        Session().prompt("the monthly report runs out of memory")
+        .say("First try: strict fields on Entry and -O2.")
+        .edit("ledger.cabal", "-O1", "-O2")
+        .bash("cabal run ledger-bench", "3,121 MiB total memory in use")
+        .say("No real change — strictness on the record isn't where the heap goes.")
+        .prompt("revert the O2")
+        .edit("ledger.cabal", "-O2", "-O1")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "-O2" in attempt and "isn't where the heap goes" in attempt
+
+
+def test_a_session_the_user_opens_as_a_test_of_the_agent_leaves_nothing():
+    session = (
+        Session().prompt("Hello I want to have some test conversation with you, create some "
+                         "file for me")
+        .edit("test-file.txt")
+        .say("Done! I've created test-file.txt.")
+        .prompt("Ok in the future some new content was added, look at it")
+        .say("It now has a list of three items.")
+    )
+    extraction = session.extract()
+    assert extraction.empty and extraction.findings == [] and extraction.summary is None
 
 
 def test_rules_quoted_by_the_summary_of_a_continued_session_are_kept_once():

@@ -514,6 +514,12 @@ class Extractor:
             return  # an edit undone with nothing failing in between is tidying, not an attempt
         why = (insight_passage(why_texts, 240)[0] or gist_of(why_texts)
                or next((e for e in errors if e), ""))
+        said = [e.text for e in self.events[first:undo] if e.kind == "text"]
+        verdict = next((t for t in reversed(said) if lexicon.ABANDON_RE.search(t)
+                        or lexicon.DID_NOT_WORK_RE.search(t)), "")
+        shown = first_sentences(verdict, 240) if verdict else ""
+        if shown and shown not in why:  # what the attempt showed
+            why = f"{why}; {shown}" if why else shown
         file = relative_path(path, self.cwd)
         approach = tried or f"a change to {file}"
         self.revert_windows.append((first, undo))
@@ -814,10 +820,11 @@ class Extractor:
                 items += [(kind, text, closing.at) for kind, text in open_items(closing.text)
                           if not (index in answered and kind == "open_question")]
         prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
-        if prompts:  # the user's last words naming work for later
+        if prompts:  # the user's last words naming work for later, or not done yet
             last = prompts[-1]
             items += [("todo", s, last.at) for s in lexicon.sentences(last.text)
-                      if lexicon.LATER_WORK_RE.search(s) and len(s) >= 20
+                      if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
+                      and len(s) >= 20
                       and not s.endswith(("?", "？")) and rule_type(s) is None]
         for turn in turns:
             prompt = turn.opener
@@ -986,13 +993,21 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
         and run_outcome(c) is True for c in session.tools
     )
     knowledge = any(f.type in ("constraint", "preference", "decision") for f in extractor.findings)
-    empty = not (files or worked_command or knowledge)
+    empty = not (files or worked_command or knowledge) or _rehearsal(turns)
     if empty:
         return Extraction([], None, [], None, True)
     extractor.todos(turns)
     findings = _unique(extractor.findings)
     started = next((e.at for e in session.events if e.at), None)
     return Extraction(findings, _summary(extractor, turns, files), files, started, False)
+
+
+def _rehearsal(turns: list[_Turn]) -> bool:
+    """Whether the user opened the session as a trial run of the agent itself ("I want to
+    have some test conversation with you"): whatever it edits is a prop, nothing to keep."""
+    opener = next((t.opener.text for t in turns if t.opener and t.opener.kind == "prompt"
+                   and not triage.is_trivial_prompt(t.opener.text)), "")
+    return bool(lexicon.REHEARSAL_RE.search(opener[:300]))
 
 
 def _named_in(names: list[str], told: list[str]) -> bool:

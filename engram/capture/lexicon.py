@@ -25,6 +25,12 @@ _LASTING = _words(
     r"\bin our (repo|codebase|project|team)\b", r"\bby default\b", r"\bas a rule\b",
     r"\bat all times\b", r"\bno matter what\b", r"\bon purpose\b", r"\bdeliberately\b",
     r"\bby design\b", r"\bintentionally\b",
+    # a state to keep: "and it stays that way", "パーサは今のままで"
+    r"\b(it|that|this) (stays|remains) (that way|so|as it is|as is)\b", r"\bkeep it that way\b",
+    r"\b(und )?(das|es) bleibt (so|dabei)\b", r"\b(soll|muss) (auch )?so bleiben\b",
+    r"\bshould (stay|remain) (that way|as it is|as is)\b", r"\breste(ra)? comme (ça|ca)\b",
+    r"\bse (queda|mantiene) así\b", r"\b(fica|continua) assim\b", r"так и остав",
+    r"\bresta così\b", r"保持(不变|现状|原样)", r"今の.{0,20}のまま(で|に)", r"のままにして",
     # ru
     r"всегда", r"никогда", r"с этого момента", r"отныне", r"впредь", r"в дальнейшем",
     r"каждый раз", r"(в )?(этом|этого|нашем|нашего) (репо|репозитори|проект)",
@@ -65,7 +71,11 @@ _BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdo not\b", r"\bshould never\b",
     r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
-    r"\bno more\b", r"\bstick (to|with)\b", r"\bnever\b", r"\bpin(ned)? (it |\S+ )?(to|at)\b",
+    r"\bno more\b", r"\bstick (to|with)\b",
+    # a condition that must hold first: "not without a benchmark that shows it matters"
+    r"\bnot without (a|an|the|some|any)\b", r"\bnicht ohne\b", r"\bpas sans\b", r"\bno sin\b",
+    r"\bnão sem\b", r"\bне без\b", r"\bnon senza\b", r"\bnever\b",
+    r"\bpin(ned)? (it |\S+ )?(to|at)\b",
     # a budget stated as acceptable: "15 minutes stale is fine", "bis 200 ms reicht"
     _BUDGET + r"[^.;!?]{0,60}\b(is|are) (fine|ok|okay|acceptable|good enough)\b",
     _BUDGET + r"[^.;!?]{0,60}\b(reicht|genügt|ist (ok|okay|in ordnung|akzeptabel))\b",
@@ -127,14 +137,21 @@ EMPHASIS_RE = re.compile(
     r"\breminders?\b|напоминаю|\bzur erinnerung\b|\b(pour )?rappel\b|\brecordatorio\b|"
     r"\blembrete\b|提醒|念のため|"
     r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
-    r"\batenção\b|重要|注意|大事|必ず",
+    r"\batenção\b|重要|注意|大事|必ず|"
+    # not up for discussion: "one hard rule", "una cosa innegociable", "security policy"
+    r"\bnon-?negotiable\b|\bhard (rule|requirement|constraint)\b|\bnicht verhandelbar\b|"
+    r"\bnon négociable\b|\binnegociable\b|\binegociável\b|\bnon negoziabile\b|не обсуждается|"
+    r"没(得|有)商量|不容商量|譲れない|\b(security|company|team|our|house) polic(y|ies)\b|"
+    r"\bpolítica (de seguridad|de segurança|da empresa|de la empresa)\b|"
+    r"\bpolitique (de sécurité|de l'entreprise|maison)\b|\b(sicherheits|firmen)richtlinie|"
+    r"политика безопасности|安全(策略|政策)|セキュリティポリシー",
     re.IGNORECASE,
 )
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
     r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
     r"e|mas|so|и|но|так что)\s+)(no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)"
-    r"\s+[`'\"«“]?\w+|"
+    r"\s+[`'\"«“@.-]?\w+|"
     r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",
     re.IGNORECASE,
@@ -158,6 +175,13 @@ _PREFERENCE = _words(
     r"\bprefira\b", r"\bpreferiría\b", r"\bpreferiria\b", r"\bme gustaría\b",
     r"\bde preferencia\b", r"\bde preferência\b", r"好み", r"なるべく", r"できれば",
     r"\bpreferisco\b", r"\bpreferiamo\b", r"\bmeglio (usare|se)\b", r"\bmi piace\b",
+    # the way the rest of the code does it: "like the existing tests", "既存のと同じく"
+    r"\b(like|same as|consistent with|matching) the (existing|other|rest)\b",
+    r"\bwie (die|der|das|den) (bestehenden|vorhandenen|anderen|übrigen)\b",
+    r"\bcomme (les|le|la) (existant|autres)", r"\bcomo (los|las|el|la|o|os|a|as) "
+    r"(existentes|demás|outr[oa]s|otr[oa]s)\b", r"как (в|и) (остальных|существующих)",
+    r"\bcome (gli|i|le) (altri|altre|esistenti)\b",
+    r"既存(の(もの)?)?と同じ", r"(和|跟|与)现有的?\S{0,6}一样",
     r"\bwolę\b", r"\bwolimy\b", r"\blepiej (użyć|używać|pisać)\b", r"선호", r"좋겠", r"편해요",
 )
 # Phrases that look like rules but ask for nothing lasting.
@@ -201,11 +225,13 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
     r"вместо", r"а не\b", r"\bstatt\b", r"anstatt", r"\bnicht \S+, sondern\b",
+    r"\bund nicht\b", r"\bet non\b",
     r"au lieu de", r"plutôt que", r"en lugar de", r"en vez de", r"em vez de", r"ao invés de",
     r", not (a |an |the )?[\w-]+", r"\bstattdessen\b", r"\bwill ich nicht\b", r"\bne suffi",
     r"\bn'est pas la bonne\b", r"\bno alcanza\b", r"\bnão basta\b", r"\bнедостаточно\b",
     r"不够", r"足りない",
-    r"而不是", r"而非", r"改用", r"ではなく", r"代わりに", r"より",
+    r"而不是", r"而非", r"改用", r"不采用", r"没有采用", r"採用せず", r"採用しない", r"見送",
+    r"ではなく", r"代わりに", r"より",
     # "why not X": the alternative named and turned down
     r"\bwhy not\b", r"почему не\b", r"warum (nicht|kein)", r"pourquoi (pas|ne)\b",
     r"por qu[ée] no\b", r"por que não\b", r"为什么不", r"なぜ\S{0,12}(ない|ず)",
@@ -218,6 +244,12 @@ PURPOSE_RE = re.compile(_words(
     r"\bpour (éviter|que|garder|ne pas)\b", r"\bsinon\b", r"\bpara (evitar|que|mantener|manter|"
     r"não|no)\b", r"\bsenão\b", r"\bde lo contrario\b", r"为了", r"以免", r"否则", r"以便",
     r"ように", r"ないよう",
+), re.IGNORECASE)
+# What breaking a rule would cost: "wiping the db means people lose everything".
+CONSEQUENCE_RE = re.compile(_words(
+    r"\bmeans?\b", r"\bwould (mean|break|lose|cost)\b", r"\blose (everything|data|all)\b",
+    r"\bleads? to\b", r"\bbedeutet\b", r"\bführt zu\b", r"\bsignifie\b", r"\bentraîne\b",
+    r"\bsignifica\b", r"\bprovoca\b", r"означает", r"привед[её]т", r"意味", r"会导致", r"就会",
 ), re.IGNORECASE)
 CAUSE_RE = re.compile(_words(
     r"\bbecause\b", r", so\b", r"^so\b", r"\bhence\b", r"\btherefore\b", r"\bwhich is why\b",
@@ -254,7 +286,8 @@ LIMITATION_RE = re.compile(_words(
 PROBLEM_RE = re.compile(_words(
     r"\b(fail(s|ed|ing)?|bug|broken|crash(es|ed|ing)?|wrong|duplicates?|twice|regression|flaky|"
     r"hangs?|leak(s|ing)?|mismatch|exception|traceback|times? out|doesn't work|not working|"
-    r"stopped working|panic|segfault|chokes?|throws|raises|errors out)\b",
+    r"stopped working|panic|segfault|chokes?|throws|raises|errors out|falling over|falls over|"
+    r"oom(-killed)?|out of memory|too slow|way too slow)\b",
     r"\b(gets?|getting|returns?|returning|with|an?) (an? )?(\w+ )?(error|500|404)\b",
     r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"fehler", r"kaputt",
     r"schlägt fehl", r"stürzt ab", r"doppelt", r"erreur", r"plante", r"échoue", r"cassé",
@@ -277,6 +310,7 @@ CAUSE_LABEL_RE = re.compile(
 )
 # An answer that leaves the decision to someone else: the question stays open.
 UNDECIDED_RE = re.compile(_words(
+    r"\b(product|business|judgement|judgment) (call|decision)\b", r"\bask whoever\b",
     r"\b(up to you|your call|for you to decide|needs? (a|your) decision|worth discussing|"
     r"(decide|discuss) (it |this )?(as a|with the|in the) team|open question|hasn't been decided|"
     r"not decided|i (didn't|did not|haven't) (build|implement|change|add)\w* (any|it|that|this|"
@@ -285,6 +319,27 @@ UNDECIDED_RE = re.compile(_words(
     r"nichts davon eingebaut", r"à vous de (voir|décider)", r"à décider", r"en équipe",
     r"decidir (en|con el) equipo", r"decidan", r"a decidir", r"decidir com o time",
     r"vocês decidem", r"由你们决定", r"团队决定", r"待定", r"チームで(決め|判断)", r"ご判断",
+), re.IGNORECASE)
+# The person saying what they have not done yet: "I haven't put the index on prod yet".
+USER_NOT_YET_RE = re.compile(_words(
+    r"\b(i|we) (haven't|have not|didn't|did not)\b.{3,80}\byet\b",
+    r"\b(i|we) still (need|have) to\b",
+    r"\b(ich|wir) (habe|haben)\b.{0,60}\bnoch nicht\b",
+    r"\b(je n'ai|on n'a|nous n'avons) pas encore\b",
+    r"\b(todavía|aún) no (he|hemos)\b", r"\b(eu|a gente|nós) ainda não\b",
+    r"\b(я|мы) (ещё|еще) не\b",
+    r"\bnon (ho|abbiamo) ancora\b", r"我(们)?还没", r"まだ.{0,30}(ていません|てない|していない)",
+), re.IGNORECASE)
+# A session opened as a trial of the agent or of a tool around it, not as work.
+REHEARSAL_RE = re.compile(_words(
+    r"\btest (conversation|session|chat|run with you)\b", r"\b(just|only) (testing|a test)\b",
+    r"\bthis is (just |only )?a test( session| conversation)?[.!,]",
+    r"\btesting (you|claude|the agent|how you|how this)\b",
+    r"\btestgespräch\b", r"\bnur ein test\b", r"\bconversation de test\b",
+    r"\bjuste un test\b", r"\bconversación de prueba\b", r"\bsolo (es )?una prueba\b",
+    r"\bconversa de teste\b", r"\bsó um teste\b", r"тестов(ый|ая) (разговор|диалог|сессия|чат)",
+    r"просто тест", r"测试(对话|会话)", r"只是(个)?测试", r"テスト(会話|セッション)",
+    r"ただのテスト",
 ), re.IGNORECASE)
 # Work a person names for later in their last words: "we'll need to", "il faudrait".
 LATER_WORK_RE = re.compile(_words(
@@ -352,7 +407,8 @@ NARRATION_RE = re.compile(
 DID_NOT_WORK_RE = re.compile(_words(
     r"\b(didn't|did not|doesn't|does not|still (doesn't|does not|isn't|is not))\s+(work|help|"
     r"fix)\b", r"\bstill (fails|failing|broken|crash(es|ing)?|the same|red)\b",
-    r"\bnot working\b", r"\bno (luck|change|difference)\b", r"\bsame (error|problem|issue)\b",
+    r"\bnot working\b", r"\bno (real |visible |measurable )?(luck|change|difference|improvement)\b",
+    r"\bsame (error|problem|issue)\b",
     r"\bthat broke\b", r"\bmade it worse\b", r"\brevert (it|that|this)\b", r"\bundo (it|that)\b",
     r"не работает", r"не помогло", r"всё ещё (падает|не)", r"та же ошибка", r"откати",
     r"funktioniert (immer noch )?nicht", r"hat nicht geholfen", r"gleiche fehler",
@@ -438,6 +494,7 @@ STILL_OPEN_RE = re.compile(_words(
     r"\bstill (need|needs|has to|have to|to be)\b", r"\bnot yet\b",
     # work left outside what was changed: "that's app code, I didn't touch it"
     r"\bi (didn't|did not|haven't) (touch|change)\w*\b", r"nicht angefasst", r"не трогал",
+    r"\bleft (it|that|this|them) (alone|untouched|as (it|they) (is|are))\b",
     r"\bpas touché\b", r"no (he )?toqu", r"não mexi", r"non ho toccato", r"nie ruszał",
     r"触っていません", r"没(有)?(动|改)", r"건드리지 않았",
     r"\b(is|are|was|were|isn't|aren't)( not)? (\w+ )?(updated|handled|covered|done|migrated|"
@@ -488,6 +545,13 @@ UNCERTAIN_RE = re.compile(_words(
 ), re.IGNORECASE)
 
 # A question that offers help is not an open question about the project.
+# A choice made that waits on the person: "if you'd rather have floor division, say so".
+CHOICE_ASK_RE = re.compile(_words(
+    r"\bif you('d| would)? (rather|prefer)\b", r"\bwenn (du|ihr|sie) lieber\b",
+    r"\bsi (tu préfères|vous préférez)\b", r"\bsi (prefieres|preferís|prefiere)\b",
+    r"\bse (preferir|você preferir)\b", r"\bесли (вам|тебе) (больше нравится|удобнее)\b",
+    r"\bse preferisci\b", r"如果你更(喜欢|倾向|希望)", r"(の方|のほう|方|ほう)がよければ",
+), re.IGNORECASE)
 OFFER_RE = re.compile(
     r"\b(would you like|(do you )?want me to|shall i|should i|let me know|can i help|"
     r"anything else|i can also|if you('d)? like|if you (ever )?want|happy to)\b|хотите|"

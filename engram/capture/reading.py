@@ -103,7 +103,8 @@ def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
             index += 1
             while index < len(parts) and len(" ".join(chunk)) < MAX_RULE_CHARS and (
                 kinds[index] is not None
-                or (insight_score(parts[index]) > 0 and not parts[index].endswith(("?", "？")))
+                or ((insight_score(parts[index]) > 0 or lexicon.CONSEQUENCE_RE.search(parts[index]))
+                    and not parts[index].endswith(("?", "？")))
             ):
                 chunk.append(parts[index])
                 index += 1
@@ -297,9 +298,12 @@ def open_items(text: str) -> list[tuple[str, str]]:
         # names nothing without the sentences before it that say what it is about.
         whole = text_weight(item) <= MAX_OPEN_ITEM_CHARS
         uncertain = False  # one open question per paragraph, however many sentences
-        for sentence in lexicon.sentences(item):
-            if lexicon.UNCERTAIN_RE.search(sentence) and not sentence.endswith(("?", "？")) and (
-                len(sentence) >= 12 and not lexicon.OFFER_RE.search(sentence)
+        sentences = lexicon.sentences(item)
+        for number, sentence in enumerate(sentences):
+            choice = lexicon.CHOICE_ASK_RE.search(sentence)
+            if (choice or lexicon.UNCERTAIN_RE.search(sentence)) and not sentence.endswith(
+                ("?", "？")) and len(sentence) >= 12 and (
+                choice or not lexicon.OFFER_RE.search(sentence)
             ):
                 if not uncertain:
                     found.append(("open_question", item if whole else sentence))
@@ -313,8 +317,19 @@ def open_items(text: str) -> list[tuple[str, str]]:
             elif lexicon.STILL_OPEN_RE.search(sentence) and (
                 text_weight(sentence) >= 25 or whole
             ):
-                found.append(("todo", item if whole and text_weight(sentence) < 40 else sentence))
+                if whole and text_weight(sentence) < 40:
+                    found.append(("todo", item))
+                elif number and _ANAPHOR_RE.match(sentence):  # "That will break too": what?
+                    found.append(("todo", f"{sentences[number - 1]} {sentence}"))
+                else:
+                    found.append(("todo", sentence))
     return found
+
+
+# A sentence that names its subject only by pointing back at the one before it.
+_ANAPHOR_RE = re.compile(
+    r"^(this|that|it|these|those|das|dies|es|ça|cela|ce|esto|eso|isso|isto|questo|ciò|to|"
+    r"это|этот|эта|эти)\b|^(这|那|それ|これ|이것|그것)", re.IGNORECASE)
 
 
 # "The only remaining unstaged change is .mcp.json": the state of a checkout, not work.
