@@ -490,6 +490,8 @@ def test_a_background_run_still_running_has_no_verdict():
     ("git add tests/", None),
     ("vim tests/test_api.py", None),
     ('bd close spotter-4te --reason "code complete and tests passing"', None),
+    ("php bin/phpunit --filter InvoiceTest", "test"),
+    ("php bin/console cache:clear", None),
 ])
 def test_toolchains_nobody_listed_are_still_recognised_as_recipes(command, kind):
     from engram.hooks.triage import command_kind
@@ -575,6 +577,7 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("テストは既存のと同じく ppx_expect で書いてほしいです", "preference"),
     ("add a retry policy to the HTTP client", None),
     ("the parser stays as it is for now?", None),
+    ("no, è sbagliato: qui usiamo Flyway, Liquibase l'abbiamo tolto l'anno scorso", "constraint"),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -683,6 +686,21 @@ def test_an_attempt_taken_back_at_the_users_word_keeps_what_it_showed():
     )
     [attempt] = found(session.extract(), "failed_attempt")
     assert "-O2" in attempt and "isn't where the heap goes" in attempt
+
+
+def test_a_mistake_the_assistant_owns_before_fixing_it_is_a_bug_note():
+    session = (
+        Session().prompt("move the PDF generation to a queue")
+        .edit("src/Message/GeneratePdf.php")
+        .say("The worker found a mistake of mine: `No handler for message`. The handler "
+             "exists, but I forgot the `#[AsMessageHandler]` attribute, so Messenger never "
+             "registered it.")
+        .edit("src/MessageHandler/GeneratePdfHandler.php", "final class", "#[AsMessageHandler]"
+              "\nfinal class")
+    )
+    extraction = session.extract()
+    assert any("AsMessageHandler" in b for b in found(extraction, "bug_note"))
+    assert not any("AsMessageHandler" in d for d in found(extraction, "decision"))
 
 
 def test_a_session_the_user_opens_as_a_test_of_the_agent_leaves_nothing():

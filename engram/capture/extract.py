@@ -631,6 +631,11 @@ class Extractor:
                     continue
             if edit_at in self.undone:
                 continue  # a change that was undone decided nothing
+            owned = next((t for t in texts if lexicon.SELF_ERROR_RE.search(t)), None)
+            if owned is not None:  # "my mistake: the handler lacks its attribute": a bug
+                self.add(Finding("bug_note", first_sentences(owned, MAX_FIX_CHARS), "own-error",
+                                 at=at, importance=0.6, anchor=first))
+                continue
             in_fix = any(s < edit_at < e for s, e in self.fix_windows)
             if in_fix and not lexicon.ALTERNATIVE_RE.search(passage):
                 continue  # the reasoning of a fix belongs to its bug note

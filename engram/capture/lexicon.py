@@ -40,6 +40,10 @@ _LASTING = _words(
     # German "nie" (never), not the Polish "nie" (not): no Polish letters in the sentence
     r"\bnie\b(?![^.!?\n]*[ąęłńśźżć])", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
     r"\bkünftig\b", r"\bin zukunft\b", r"\bgrundsätzlich\b", r"\bjedes mal\b",
+    # "here we use Flyway": how this project does things
+    r"\bhere we (use|don't|do not|never|always)\b", r"\bqui (usiamo|si usa|non usiamo)\b",
+    r"\bici on (utilise|n'utilise)\b", r"\bhier (nutzen|verwenden) wir\b",
+    r"\baquí (usamos|no usamos)\b", r"\baqui (usamos|a gente usa|não usamos)\b",
     r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b", r"\bacá\b", r"\baquí\b",
     r"\baqui\b",
     # fr
@@ -441,6 +445,15 @@ CORRECTION_RE = re.compile(
 )
 
 # The assistant agreeing that what the user reports is a problem.
+# The assistant owning a mistake it made: what follows is a bug and its cause.
+SELF_ERROR_RE = re.compile(_words(
+    r"\bmy (mistake|bad|fault|error)\b", r"\bi forgot\b", r"\bi had forgotten\b",
+    r"\bmein fehler\b", r"\bich habe .{0,40}vergessen\b", r"\b(ma faute|mon erreur)\b",
+    r"\bj'ai oublié\b", r"\b(mi error|errata mía|error mío)\b", r"\bolvidé\b",
+    r"\b(erro meu|meu erro)\b", r"\besqueci\b", r"\b(errore mio|mio errore|colpa mia)\b",
+    r"\bho dimenticato\b", r"\bmój błąd\b", r"\bzapomniałe?m\b", r"моя ошибка",
+    r"\bя забыл", r"我的错", r"我忘了", r"私のミス", r"忘れていました", r"제 실수",
+), re.IGNORECASE)
 ACKNOWLEDGE_RE = re.compile(
     r"^\W*(you're right|you are right|right|good catch|good point|indeed|true|ah,? (right|yes)|"
     r"верно|точно|вы правы|ты прав|stimmt|richtig|du hast recht|guter punkt|"
@@ -477,7 +490,8 @@ OPEN_HEADING_RE = re.compile(_words(
     r"ещё не сделано", r"не сделано", r"reste", r"falta", r"ainda falta", r"还差", r"未解決",
     r"\bqueda(n)?\b", r"\bfic(a|am|ou|aram)\b", r"à voir", r"por ver", r"para ver",
     r"^next$", r"^(for|up to) you\b", r"\bon your (side|end)\b", r"\bfor you to\b",
-    r"next steps?", r"follow[- ]?ups?", r"remaining", r"still to do", r"to ?do", r"not (yet )?done",
+    r"next steps?", r"follow[- ]?ups?", r"(left )?for later", r"left out", r"remaining",
+    r"still to do", r"to ?do", r"not (yet )?done",
     r"left to do", r"what'?s left", r"pending", r"open (questions?|issues?|items?)",
     r"known (issues|limitations)", r"limitations", r"caveats?", r"out of scope", r"future work",
     r"recommendations?", r"questions?",
@@ -495,6 +509,7 @@ STILL_OPEN_RE = re.compile(_words(
     # work left outside what was changed: "that's app code, I didn't touch it"
     r"\bi (didn't|did not|haven't) (touch|change)\w*\b", r"nicht angefasst", r"не трогал",
     r"\bleft (it|that|this|them) (alone|untouched|as (it|they) (is|are))\b",
+    r"\b(antes|primero) hay que\b", r"\bhabría que\b", r"\bil faudra(it)? d.abord\b",
     r"\bpas touché\b", r"no (he )?toqu", r"não mexi", r"non ho toccato", r"nie ruszał",
     r"触っていません", r"没(有)?(动|改)", r"건드리지 않았",
     r"\b(is|are|was|were|isn't|aren't)( not)? (\w+ )?(updated|handled|covered|done|migrated|"

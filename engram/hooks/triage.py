@@ -62,8 +62,8 @@ _VERIFIABLE = [
     r"(terraform|tofu)\s+(-chdir=\S+\s+)?(fmt|validate|plan|init)\b",
     r"(helm\s+(lint|template)|kubeconform|kubeval|kustomize\s+build|tflint)\b",
     r"(pnpm|yarn|npx)\s+changeset\s+(status|version)\b",
-    r"(phpunit|composer\s+(test|install)|(\./)?vendor/bin/\S+|php\s+artisan\s+(test|migrate|"
-    r"pint|dusk))\b",
+    r"((php\s+)?(\./)?(bin/|vendor/bin/)?phpunit|composer\s+(test|install)|(\./)?vendor/bin/\S+|"
+    r"php\s+artisan\s+(test|migrate|pint|dusk))\b",
     r"(swift)\s+(build|test)\b",
     r"(docker|podman)\s+(build|compose\s+(build|up))\b",
     r"(docker-compose)\s+(build|up)\b",
