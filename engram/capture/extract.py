@@ -75,6 +75,11 @@ EVOLVING = frozenset({"reported"})  # origins keyed by their event, not their te
 # A subagent's edits stay in its own transcript: its finished run is a change all the same.
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
+# Getting ready to write what was just planned: installing what it needs, making its folder.
+_SETUP_RE = re.compile(
+    r"\s*((pnpm|npm|yarn|bun)\s+(add|install|i)|(pip3?|uv\s+pip)\s+install|"
+    r"(uv|poetry|pdm|cargo|bundle|dotnet)\s+add|go\s+get|composer\s+require|mix\s+deps\.get|"
+    r"mkdir)\b")
 MAX_FIX_CHARS = 600
 MAX_DECISIONS = 8
 MAX_APPROACH_CHARS = 300  # what was tried: the suspicion and the change it led to
@@ -198,7 +203,7 @@ class Extractor:
                 texts.insert(0, event.text)
                 at = event.at
             elif past_bookkeeping and event.tool is not None and (
-                event.tool.name in BOOKKEEPING_TOOLS
+                event.tool.name in BOOKKEEPING_TOOLS or _SETUP_RE.match(event.tool.command or "")
             ):
                 continue
             else:

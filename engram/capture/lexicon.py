@@ -236,6 +236,10 @@ ALTERNATIVE_RE = re.compile(_words(
     r"不够", r"足りない",
     r"而不是", r"而非", r"改用", r"不采用", r"没有采用", r"採用せず", r"採用しない", r"見送",
     r"ではなく", r"代わりに", r"より",
+    # a choice announced as one: "One choice to make: what to do with an unknown escape"
+    r"\b(one|a|the|design|another) choice\b", r"\bchoice to make\b", r"\btrade-?off\b",
+    r"\bentscheidung\b", r"\babwägung\b", r"\bun choix\b", r"\buna elección\b",
+    r"\buma escolha\b", r"\bодин выбор\b", r"需要(做个)?选择", r"選択肢",
     # "why not X": the alternative named and turned down
     r"\bwhy not\b", r"почему не\b", r"warum (nicht|kein)", r"pourquoi (pas|ne)\b",
     r"por qu[ée] no\b", r"por que não\b", r"为什么不", r"なぜ\S{0,12}(ない|ず)",
