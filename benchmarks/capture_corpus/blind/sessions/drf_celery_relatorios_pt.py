@@ -254,7 +254,7 @@ GOLD = {
         {"id": "b1", "type": "bug_note",
          "match": [["DoesNotExist"], ["on_commit", "COMMIT"]],
          "note": "DoesNotExist intermitente no worker: com ATOMIC_REQUESTS a tarefa era enviada antes do COMMIT; agora transaction.on_commit."},
-        {"id": "c2", "type": "project_fact", "types": ["project_fact", "constraint"],
+        {"id": "c2", "type": "project_fact", "types": ["project_fact", "constraint"], "required": False,
          "match": [["result backend"], ["produção"], ["desligado"]],
          "note": "O result backend do Celery está desligado em produção (memória do Redis)."},
         {"id": "d1", "type": "decision",
