@@ -99,6 +99,27 @@ def build() -> Session:
     s.grep("LastReconcileTime", content='''api/v1alpha1/backupschedule_types.go:58:	LastReconcileTime metav1.Time `json:"lastReconcileTime,omitempty"`
 internal/controller/backupschedule_controller.go:44:	bs.Status.LastReconcileTime = metav1.Now()
 config/crd/bases/backup.tidewater.io_backupschedules.yaml:97:              lastReconcileTime:''')
+    s.glob("internal/controller/*_test.go", ["internal/controller/suite_test.go",
+                                             "internal/controller/backupschedule_controller_test.go"])
+    s.call(s.read_call("internal/controller/suite_test.go", '''var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+
+	ctx, cancel = context.WithCancel(context.TODO())
+
+	By("bootstrapping test environment")
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+
+	reconcileCounter = &atomic.Int64{}
+	k8sManager, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	Expect((&BackupScheduleReconciler{Client: k8sManager.GetClient(), Scheme: k8sManager.GetScheme()}).SetupWithManager(countingManager(k8sManager, reconcileCounter))).To(Succeed())
+''', offset=1, limit=20))
     s.think("Status().Update every pass with a timestamp that always changes -> new resourceVersion -> watch event on the primary resource -> enqueue -> reconcile. Classic self-triggering loop. But first check whether maybe the requeue is the driver.")
     s.say(
         "About 23 reconciles per second for `payments/nightly-pg`. Every pass ends with "

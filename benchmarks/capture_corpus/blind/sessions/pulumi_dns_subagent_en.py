@@ -17,7 +17,7 @@ export const zone = cloudflare.getZoneOutput({ zoneId });
 AGENT_PROMPT = """In /home/ines/work/platform/infra (Pulumi, TypeScript, @pulumi/cloudflare 5.x) adopt the existing DNS records of zone `tidepool.dev` into code.
 - The export is in /tmp/tidepool-records.json (27 records, from the Cloudflare API).
 - Put the records as plain data in infra/dns/records.ts and create them in infra/dns/index.ts with one loop over that table, not 27 hand-written resources.
-- Each resource gets `import: "<zoneId>/<recordId>"` so Pulumi adopts the record instead of recreating it, and `protect: true` (every prod resource in this repo is protected).
+- Each resource gets `import: "<zoneId>/<recordId>"` so Pulumi adopts the existing record and never recreates it, and `protect: true` (every prod resource in this repo is protected).
 - Use `content`, not the deprecated `value`.
 - Export nothing new from index.ts except what's needed. Report the files you changed."""
 
@@ -98,14 +98,15 @@ prod*    3 weeks ago  4               https://app.pulumi.com/tidepool/platform-i
            '''  cloudflare:apiToken:
     secure: AAABAMt1Kq1Ww0x6y8v0h3dEo7pZ2P0e3mQnT5cR9bLzGx3vVf2uKk4lYjH8sNq1Dw6aXe7rCb0o''',
            desc="Store the token as a Pulumi secret")
+    s.user_text_block("also: everything in prod gets protect: true. someone deleted the apex record in a refactor last year", wait=12)
+    s.say("Will do — every record gets `protect: true`.")
     s.say("Stored encrypted (`secure:` in Pulumi.prod.yaml). Exporting the current records:")
     s.bash("curl -s -H \"Authorization: Bearer $(cd infra && pulumi config get cloudflare:apiToken --stack prod)\" "
            "'https://api.cloudflare.com/client/v4/zones/8a1f0c2e6b9d4e7f8a3c5b1d2e4f6a8c/dns_records?per_page=100' "
            "> /tmp/tidepool-records.json && jq '.result | length' /tmp/tidepool-records.json",
            "27", desc="Export DNS records")
     s.say(
-        "27 records. Plan: adopt them with the `import` resource option rather than creating new "
-        "ones — an import only records the existing record in state, so nothing is deleted or "
+        "27 records. Plan: adopt them with the `import` resource option — an import only records the existing record in state, so nothing is deleted or "
         "recreated and the MX records never blink. I'll let a subagent write the 27 records and "
         "keep this context for checking the preview."
     )
@@ -185,7 +186,7 @@ GOLD = {
         "Pulumi TypeScript + Cloudflare provider, English",
         "Cloudflare API token pasted in the prompt and then typed into a `pulumi config set --secret` command (secret)",
         "a rule about the token (Pulumi secret, never plaintext in Pulumi.prod.yaml) and a no-recreate rule with its reason (MX, mail)",
-        "a Task subagent writing the records (only its prompt and report visible), including the repo's protect:true rule",
+        "a rule sent as an extra user message with its reason (protect: true in prod), passed on to a Task subagent that writes the records (only its prompt and report visible)",
         "pulumi preview failing behind `| tail` (import inputs mismatch, MX priority), then clean",
         "an Edit rejected with the user's reason (no ignoreChanges: code is the source of truth)",
         "todos at the end (_dmarc edited by the vendor; staging zone)",
@@ -205,7 +206,7 @@ GOLD = {
          "note": "Existing records are adopted with the `import` resource option, so nothing is deleted or recreated."},
         {"id": "c3", "type": "constraint", "types": ["constraint", "project_fact", "preference"],
          "match": [["protect: true", "protect"], ["prod"]],
-         "note": "Every prod resource in this repo gets protect: true."},
+         "note": "Everything in prod gets protect: true (someone deleted the apex record in a refactor last year)."},
         {"id": "d2", "type": "decision", "required": False,
          "match": [["records.ts"], ["loop", "table"]],
          "note": "Records are plain data in infra/dns/records.ts, created by one loop in infra/dns/index.ts."},
