@@ -504,6 +504,14 @@ POSITIVES: list[tuple[str, str, str, tuple[str, ...]]] = [
         f"the staging password is {R('password')}, rotate it",
         ("password",),
     ),
+    (  # a token handed over in a sentence, words between the name and the value
+        "prose-token-handed-over",
+        "here's a token for it, zone:read + dns:edit on that zone only: "
+        "Xq7vR2mL9tKc4WnB8yPd3HsZ6gJf1AeU5oNi0bTw\n\nkeep it out of git",
+        f"here's a token for it, zone:read + dns:edit on that zone only: {R('secret')}"
+        "\n\nkeep it out of git",
+        ("secret",),
+    ),
 ]
 
 
@@ -552,6 +560,8 @@ NEGATIVES: list[tuple[str, str]] = [
     ("password-colon-prose", "Password: must be at least 8 characters long"),
     ("token-prose", "the tokenizer has a token budget of 1500"),
     ("token-colon-prose", "Note on the token: it expires after an hour"),
+    ("token-prose-path", "the secret manager path is projects/acme/secrets/DB_PASSWORD_PROD_2/v/3"),
+    ("token-prose-file", "the token refresh code is in src/auth/RefreshTokenHandler2024.kt"),
     ("bearer-prose", "Bearer tokens are sent in the Authorization header"),
     ("basic-prose", "Basic usage is covered in the README"),
     ("private-key-mention", "the file starts with -----BEGIN RSA " + "PRIVATE KEY----- as usual"),

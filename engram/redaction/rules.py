@@ -20,7 +20,7 @@ from .format_checks import (
     _check_vendor,
 )
 from .rule import _W, Verdict, _after, _fixed, _not_placeholder, _random, _Rule, _with_digit
-from .values import _has_classes, _is_placeholder, _random_letters
+from .values import _fake, _has_classes, _is_placeholder, _machine_made, _random_letters
 
 # Anthropic's documented keys: `sk-ant-api03-` or `sk-ant-admin01-`, 93 characters, `AA`.
 # Those two versions are checked to the letter (a near miss is a sample); others, as any
@@ -28,6 +28,25 @@ from .values import _has_classes, _is_placeholder, _random_letters
 _ANTHROPIC_VERSIONED = re.compile(r"sk-ant-(?:api03|admin01)-")
 _ANTHROPIC_EXACT = re.compile(rf"sk-ant-(?:api03|admin01)-[{_W}]{{93}}AA")
 _anthropic_random = _random("anthropic_key")
+
+
+_GAP_WORDS = re.compile(r"[a-z]{2,}")
+_PATH_LIKE = re.compile(r"(^|/)[A-Za-z]{2,}[/.]|^[./~]")  # ``projects/acme/…``, ``src/x.py``
+
+
+def _check_mentioned(m: re.Match[str], text: str) -> Verdict:
+    """A generated-looking run (upper and lower case and digits, not a hash) named a key,
+    token or password by the words just before it."""
+    gap = m.group("gap")
+    if "=" in gap or len(_GAP_WORDS.findall(gap)) < 2:
+        return None  # ``publicToken = "…"``: code, which the assignment rules judge
+    start, end = m.span("v")
+    value = text[start:end].rstrip(".")
+    if not (_machine_made(value) and _has_classes(value, 3)) or _fake(value) or (
+        _is_placeholder(value) or _PATH_LIKE.search(value)
+    ):
+        return None
+    return "secret", start, start + len(value)
 
 
 def _anthropic(m: re.Match[str], text: str) -> Verdict:
@@ -320,4 +339,17 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule("password", _CLI_FLAG, 0, _check_cli, lower=True, trigger="--"),
     _Rule("password", _ASSIGNMENT, 0, _check_assignment, lower=True),
+    # "here's a token for it, zone:read only: Xq7vR2…": a key handed over in a sentence
+    *(
+        _Rule(  # one literal each: an alternation at the start would defeat sre's fast scan
+            "secret",
+            word + r"s?\b(?P<gap>[^\n]{0,80}?)"
+            r"[\s:(\[][\"'`]?(?P<v>[a-z0-9_\-+/=.]{20,})(?![a-z0-9_\-+/=.])",
+            "v",
+            _check_mentioned,
+            lower=True,
+            trigger=word,
+        )
+        for word in ("token", "key", "secret", "credential", "password", "passphrase")
+    ),
 )
