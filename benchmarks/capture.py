@@ -45,7 +45,11 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        # opened on 2026-11-25 (third session), when ten new sealed ones came
                        "kotlin-room-migration-en", "flask-sqlalchemy-de", "gha-ci-uv-es",
                        "symfony-messenger-pt", "ocaml-menhir-ja", "spring-flyway-it",
-                       "haskell-spaceleak-compact-en"})
+                       "haskell-spaceleak-compact-en",
+                       # five of those ten, opened the same day; the other five stay sealed
+                       "bazel-cache-explain-en", "pulumi-dns-subagent-en",
+                       "scala-circe-derivation-ja", "blazor-interventions-fr",
+                       "dbt-incremental-de"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",

@@ -38,6 +38,11 @@ _SUBCOMMAND_PROGRAMS = frozenset({
     "make", "just", "task", "kubectl", "terraform", "helm", "npx", "deno", "composer", "pip",
     "pip3", "gh", "alembic", "docker-compose", "podman", "flutter", "dart", "sbt", "lein",
 })
+# Subcommands that only show what a build tool knows: questions asked once, not recipes.
+_INSPECTIONS = frozenset({
+    "query", "aquery", "cquery", "info", "version", "help", "show", "list", "ls", "describe",
+    "outdated", "why", "explain", "tree", "graph", "env", "doctor", "dependencies", "deps:tree",
+})
 _PREFIXES = frozenset({"time", "sudo", "nice", "nohup", "command", "exec", "env"})
 
 
@@ -118,6 +123,14 @@ _INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "he
 _SCRIPT_RE = re.compile(r"\.(py|sh|js|mjs|cjs|ts|rb|pl|php)$")
 
 
+def _does_work(segment: list[str]) -> bool:
+    words = [w for w in segment if w not in _PREFIXES]
+    if not words or words[0] in _READ_ONLY | _HOUSEKEEPING:
+        return False
+    sub = next((w for w in words[1:] if not w.startswith("-")), "")
+    return sub not in _INSPECTIONS
+
+
 def is_recipe(command: str, cwd: str | None) -> bool:
     """A command worth keeping as "this is how it is done here": a build, test, lint or run
     of the project — not `node --version`, not a script outside the project's folder (a
@@ -127,6 +140,8 @@ def is_recipe(command: str, cwd: str | None) -> bool:
     words = words_of(command, last=True)
     if len(words) > 1 and all(w in _INFO_FLAGS for w in words[1:]):
         return False
+    if not any(_does_work(segment) for segment in shell.segments(command)):
+        return False  # `bazel aquery …`, `cargo tree`: a look at the build, not a recipe
     root = (cwd or "").rstrip("/") + "/"
     for segment in shell.segments(command):
         for word in segment:

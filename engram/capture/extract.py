@@ -45,7 +45,7 @@ from .commands import (
     wrong_folder,
 )
 from .commits import commit_of
-from .failures import error_line
+from .failures import error_line, pasted_error
 from .reading import (
     MAX_REASON_CHARS,
     answers_of,
@@ -402,6 +402,9 @@ class Extractor:
             if not symptom:
                 continue
             symptom = shorten(symptom, 240)
+            pasted = pasted_error(prompt.text)  # the log the user pasted says what broke
+            if pasted and pasted not in symptom:
+                symptom = f"{symptom} ({pasted})"
             first, last = turn.span()
             fixes = [f for f in self.findings if f.origin == "fix" and first <= f.anchor <= last]
             if fixes and not acknowledged:

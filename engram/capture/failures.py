@@ -58,22 +58,47 @@ def _clean(line: str) -> str:
     return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
 
 
+# The last two patterns catch any line saying "error" or "failed": fine for a command's
+# output, too loose for a person's own sentences.
+_STRICT = len(_PATTERNS) - 2
+
+
+def pasted_error(text: str) -> str:
+    """The error line of a log or trace a person pasted into a message ('' when the message
+    holds none): only its lines after the first, and only an unmistakable error line."""
+    pasted = text.split("\n", 1)[1] if "\n" in text else ""
+    return _telling(pasted, _PATTERNS[:_STRICT]) if pasted.strip() else ""
+
+
 def error_line(output: str) -> str:
     """The most telling error line of a failed command's output ('' when there is none)."""
     if not output:
         return ""
+    found = _telling(output, _PATTERNS)
+    if found:
+        return found
+    text = _prepared(output)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    useful = [ln for ln in lines if not _NOISE_RE.match(ln)]
+    return _clean((useful or lines or [""])[0])
+
+
+def _prepared(output: str) -> str:
     text = _ANSI_RE.sub("", output)
     if text.count("\\n") > text.count("\n"):  # a JSON-escaped message kept as text
         text = text.replace("\\n", "\n")
-    if text.startswith("Error: "):
-        text = text[len("Error: "):]
+    return text[len("Error: "):] if text.startswith("Error: ") else text
+
+
+def _telling(output: str, patterns: list[re.Pattern[str]]) -> str:
+    text = _prepared(output)
     trace = list(_TRACEBACK_RE.finditer(text))
     if trace:
         tail = text[trace[-1].end():]
         for line in reversed(tail.splitlines()):
             if re.match(r"^[\w.]*(Error|Exception|Exit|Interrupt)\b", line.strip()):
                 return _clean(line.strip())
-    for pattern in _PATTERNS:
+    for pattern in patterns:
         for match in pattern.finditer(text):
             found = (match.group("m") or match.group(0)).strip()
             if found and not _NOISE_RE.match(found):
@@ -81,6 +106,4 @@ def error_line(output: str) -> str:
                     following = text[match.end():].lstrip("\n").split("\n", 1)[0].strip()
                     found = f"{found} {following}".strip()
                 return _clean(found)
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    useful = [ln for ln in lines if not _NOISE_RE.match(ln)]
-    return _clean((useful or lines or [""])[0])
+    return ""
