@@ -116,6 +116,12 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
      "Nested modules could be aliased"),
     ("/src/app.js\n  12:5  error  'x' is defined but never used  no-unused-vars\n\n"
      "✖ 1 problem (1 error, 0 warnings)", "'x' is defined but never used"),
+    ("[info] compiling 3 Scala sources\n[error] /home/k/api/src/main/scala/Order.scala:14:50: "
+     "could not find Lazy implicit value of type Encoder[Order]\n[error] (api / Compile / "
+     "compileIncremental) Compilation failed", "Order.scala:14:50: could not find Lazy implicit"),
+    ("shop.OrderJsonSuite:\n==> X shop.OrderJsonSuite.order matches the golden file  0.041s "
+     "munit.ComparisonFailException: OrderJsonSuite.scala:18",
+     "shop.OrderJsonSuite.order matches the golden file"),
 ])
 def test_the_stored_error_is_the_telling_line_not_the_first(output, line):
     assert error_line(output).startswith(line)
@@ -701,6 +707,22 @@ def test_a_mistake_the_assistant_owns_before_fixing_it_is_a_bug_note():
     extraction = session.extract()
     assert any("AsMessageHandler" in b for b in found(extraction, "bug_note"))
     assert not any("AsMessageHandler" in d for d in found(extraction, "decision"))
+
+
+def test_an_approach_given_up_after_a_failure_behind_tail_is_a_failed_attempt_with_its_why():
+    session = (
+        Session().prompt("make the api module compile faster")
+        .edit("api/Order.scala", "import auto._", "implicit val enc = deriveEncoder[Order]")
+        .bash("sbt 'api/testOnly *OrderJsonSuite' 2>&1 | tail -3",
+              "==> X OrderJsonSuite.order matches the golden file 0.04s")
+        .say("The golden test fails: keys are orderId, expected order_id. Plain deriveEncoder "
+             "ignores the snake_case configuration, which would break every client. So that "
+             "route won't work; switching to deriveConfiguredCodec.")
+        .edit("api/Order.scala", "deriveEncoder[Order]", "deriveConfiguredCodec[Order]")
+    )
+    attempts = found(session.extract(), "failed_attempt")
+    assert any("deriveEncoder ignores the snake_case" in a and "won't work" in a
+               for a in attempts), attempts
 
 
 def test_a_session_the_user_opens_as_a_test_of_the_agent_leaves_nothing():

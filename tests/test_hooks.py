@@ -481,6 +481,13 @@ def test_destructive_commands_are_never_verifiable(command):
     ({"stdout": '<test-run id="2" result="Failed(Child)" total="19" passed="18" failed="1">'},
      False),
     ({"stdout": '<testsuite name="api" tests="4" failures="0" errors="0">'}, True),
+    # sbt and munit behind `| tail` (exit 0)
+    ({"stdout": "[error] /src/Order.scala:14:50: could not find Lazy implicit value\n"
+                "[error] (api / Compile / compileIncremental) Compilation failed"}, False),
+    ({"stdout": "shop.OrderJsonSuite:\n==> X shop.OrderJsonSuite.golden 0.04s "
+                "munit.ComparisonFailException"}, False),
+    ({"stdout": "[info] Passed: Total 412, Failed 0, Errors 0, Passed 412\n[success] Total "
+                "time: 20 s"}, True),
 ])
 def test_bash_success_from_claude_codes_tool_response(response, ok):
     assert triage.bash_succeeded(response) is ok

@@ -365,7 +365,9 @@ class Extractor:
         self.fix_windows.append((start, end))
         texts = self.texts_between(start, end)
         why, _ = insight_passage(texts, MAX_FIX_CHARS)
-        why = why or gist_of(texts, MAX_FIX_CHARS)
+        told = gist_of(texts, MAX_FIX_CHARS)
+        if not why or (why[:40] in told and text_weight(told) <= MAX_FIX_CHARS):
+            why = told  # all of a short diagnosis: what was wrong as well as why
         files = self.files_between(start, end)
         command = display_command(failing.command or "", self.cwd)
         error = error or "it failed"
@@ -591,17 +593,22 @@ class Extractor:
         recent_failure = -10
         found = 0
         for event in self.events:
-            if event.tool is not None and event.tool.failed:
+            if event.tool is not None and (event.tool.failed or (
+                event.tool.name == "Bash" and run_outcome(event.tool) is False
+            )):  # a failure behind `| tail` exits 0 but failed all the same
                 recent_failure = event.position
                 continue
             if event.kind != "text" or event.position - recent_failure > 6 or found >= 3:
                 continue
-            for sentence in lexicon.sentences(event.text):
-                if len(sentence) >= 40 and lexicon.ABANDON_RE.search(sentence):
+            said = lexicon.sentences(event.text)
+            for number, sentence in enumerate(said):
+                if text_weight(sentence) >= 40 and lexicon.ABANDON_RE.search(sentence):
                     windows = self.fix_windows + self.revert_windows
                     if any(s <= event.position <= e for s, e in windows):
                         break
-                    self.add(Finding("failed_attempt", shorten(sentence, 300), "abandoned",
+                    # with what it gives up and why: the sentences that lead to it
+                    told = " ".join(said[max(0, number - 2):number + 1])
+                    self.add(Finding("failed_attempt", shorten(told, 400), "abandoned",
                                      at=event.at, importance=0.5))
                     found += 1
                     break

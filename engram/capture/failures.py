@@ -23,6 +23,9 @@ _PATTERNS: list[re.Pattern[str]] = [
                re.MULTILINE),
     re.compile(r"^\s*Error Message:\s*\n\s*(?P<m>\S.+)$", re.MULTILINE),  # dotnet test, NUnit
     re.compile(r"^(?P<m>error(?:\[E\d+\])?: .+)$", re.MULTILINE),  # rustc, cargo
+    # sbt / Maven: `[error] /src/Order.scala:14:50: could not find …` (the path shortened)
+    re.compile(r"^\[(?:error|ERROR)\]\s+(?:\S*/)?(?P<m>[^\s/]+:\[?\d+[,:]\d+\]?:? .+)$",
+               re.MULTILINE),
     re.compile(r"^\s*(?P<m>\*\* \(\w+(?:\.\w+)*\) .+)$", re.MULTILINE),  # Elixir
     re.compile(r"^(?P<m>\S+?:\d+(?::\d+)?: (?:fatal )?error: .+)$", re.MULTILINE),  # cc/go/swift
     re.compile(r"^\s*(?P<m>\S+_test\.go:\d+: .+)$", re.MULTILINE),  # go test detail
@@ -32,6 +35,7 @@ _PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"^==\d+==\s*ERROR: (?P<m>.+)$", re.MULTILINE),  # ASan, LSan, TSan
     re.compile(r"^\s*(?P<m>\*\* [A-Z ]+ FAILED \*\*)$", re.MULTILINE),  # xcodebuild
     re.compile(r"^\s*(?P<m>● .+)$", re.MULTILINE),  # jest / vitest test title
+    re.compile(r"^==> X (?P<m>\S+.*?)(?:\s+\d+\.\d+s\b.*)?$", re.MULTILINE),  # munit
     # ExUnit: `  1) test name (Module)` then `Assertion with == failed`
     re.compile(r"^\s*\d+\) (?P<m>test .+?)(?: \([\w.]+\))?\n(?:.*\n){0,2}?\s*Assertion with",
                re.MULTILINE),

@@ -138,6 +138,8 @@ _FAILURE = (
     r"|==\d+==\s*ERROR:|\b[1-9]\d* tests? failed\b"  # sanitizers; ctest's summary
     # JUnit/NUnit XML reports (Unity, Gradle, Maven) and TAP harnesses (pg_prove, prove)
     r"|\b(failures|failed|errors)=\"[1-9]\d*\"|\bresult=\"Failed|<failure[\s>]|\bResult: FAIL\b"
+    # sbt's and Maven's log levels: "[error] Foo.scala:14:50: …", "[ERROR] BUILD FAILURE"
+    r"|(^|\n)\[(error|ERROR)\]\s|\bBUILD FAILURE\b|(^|\n)==> X "  # munit's failed test
 )
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _ENV_ASSIGN = r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+"
