@@ -583,6 +583,10 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("テストは既存のと同じく ppx_expect で書いてほしいです", "preference"),
     ("add a retry policy to the HTTP client", None),
     ("the parser stays as it is for now?", None),
+    ("also: everything in prod gets protect: true. someone deleted the apex record last year",
+     "constraint"),
+    ("and nothing may be recreated, if the MX records blink we lose mail", "constraint"),
+    ("this may not work on Windows", None),
     ("no, è sbagliato: qui usiamo Flyway, Liquibase l'abbiamo tolto l'anno scorso", "constraint"),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):

@@ -25,6 +25,10 @@ _LASTING = _words(
     r"\bin our (repo|codebase|project|team)\b", r"\bby default\b", r"\bas a rule\b",
     r"\bat all times\b", r"\bno matter what\b", r"\bon purpose\b", r"\bdeliberately\b",
     r"\bby design\b", r"\bintentionally\b",
+    # everything of a kind, for good: "everything in prod gets protect: true"
+    r"\beverything (in|on|under) \S+ (gets|has|is|stays|goes|must)\b",
+    r"\balles (in|auf) \S+ (bekommt|hat|ist|muss)\b", r"\btout (en|sur|dans) \S+ (a|doit|est)\b",
+    r"\btodo (en|lo de) \S+ (lleva|tiene|debe|va)\b", r"\btudo (em|no|na) \S+ (leva|tem|deve)\b",
     # a state to keep: "and it stays that way", "パーサは今のままで"
     r"\b(it|that|this) (stays|remains) (that way|so|as it is|as is)\b", r"\bkeep it that way\b",
     r"\b(und )?(das|es) bleibt (so|dabei)\b", r"\b(soll|muss) (auch )?so bleiben\b",
@@ -75,7 +79,7 @@ _BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdo not\b", r"\bshould never\b",
     r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
-    r"\bno more\b", r"\bstick (to|with)\b",
+    r"\bno more\b", r"\bstick (to|with)\b", r"\b(nothing|no one|nobody) (may|must) be\b",
     # a condition that must hold first: "not without a benchmark that shows it matters"
     r"\bnot without (a|an|the|some|any)\b", r"\bnicht ohne\b", r"\bpas sans\b", r"\bno sin\b",
     r"\bnão sem\b", r"\bне без\b", r"\bnon senza\b", r"\bnever\b",
