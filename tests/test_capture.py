@@ -497,6 +497,7 @@ def test_a_background_run_still_running_has_no_verdict():
     ("vim tests/test_api.py", None),
     ('bd close spotter-4te --reason "code complete and tests passing"', None),
     ("php bin/phpunit --filter InvoiceTest", "test"),
+    ("cd infra && pulumi preview --stack prod --diff", "run"),
     ("php bin/console cache:clear", None),
 ])
 def test_toolchains_nobody_listed_are_still_recognised_as_recipes(command, kind):
@@ -587,6 +588,8 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
      "constraint"),
     ("and nothing may be recreated, if the MX records blink we lose mail", "constraint"),
     ("this may not work on Windows", None),
+    ("why ignoreChanges on content? no. the whole point is that code is the source of truth now",
+     "constraint"),
     ("no, è sbagliato: qui usiamo Flyway, Liquibase l'abbiamo tolto l'anno scorso", "constraint"),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):

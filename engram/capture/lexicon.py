@@ -144,6 +144,7 @@ EMPHASIS_RE = re.compile(
     r"\blembr[ae]\b|n'oublie pas|\bdenk dran\b|помни|не забывай|覚えて|记住|"
     r"\breminders?\b|напоминаю|\bzur erinnerung\b|\b(pour )?rappel\b|\brecordatorio\b|"
     r"\blembrete\b|提醒|念のため|"
+    r"\bthe (whole|entire) point (is|was|of)\b|"
     r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
     r"\batenção\b|重要|注意|大事|必ず|"
     # not up for discussion: "one hard rule", "una cosa innegociable", "security policy"
@@ -475,7 +476,10 @@ ACKNOWLEDGE_RE = re.compile(
 # The assistant giving an approach up (with structural evidence around it).
 ABANDON_RE = re.compile(_words(
     r"\b(that|this) (approach|didn't|did not|won't|doesn't)\b.*\b(work|help)\b",
-    r"\b(try|take) a different (approach|route|tack)\b", r"\brevert(ing)?\b",
+    r"\b(try|take) a different (approach|route|tack)\b", r"\breverting\b",
+    # "I'll revert it", not "the next deploy would revert their change"
+    r"\b(i'll|i will|let me|let's|we'll|i'm|i've|i have) revert\b",
+    r"^revert\b|\brevert (it|that|this|my|the (change|edit|commit|patch))\b",
     r"\bback out\b", r"\bgive up on\b", r"\bdead end\b", r"\bwon't work\b",
     r"не сработал", r"другой подход", r"откат", r"funktioniert nicht", r"anderen ansatz",
     r"ne marche pas", r"autre approche", r"no funcionó", r"otro enfoque", r"não funcionou",

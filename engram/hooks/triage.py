@@ -60,6 +60,7 @@ _VERIFIABLE = [
     r"(mix)\s+(test|compile|format|credo|dialyzer|ecto\.(migrate|rollback|setup)|deps\.get|"
     r"deps\.audit|sobelow|quality|check)\b",
     r"(terraform|tofu)\s+(-chdir=\S+\s+)?(fmt|validate|plan|init)\b",
+    r"(pulumi\s+preview|(npx\s+)?cdk\s+(synth|diff)|sam\s+validate)\b",
     r"(helm\s+(lint|template)|kubeconform|kubeval|kustomize\s+build|tflint)\b",
     r"(pnpm|yarn|npx)\s+changeset\s+(status|version)\b",
     r"((php\s+)?(\./)?(bin/|vendor/bin/)?phpunit|composer\s+(test|install)|(\./)?vendor/bin/\S+|"
