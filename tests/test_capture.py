@@ -119,6 +119,10 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
     ("[info] compiling 3 Scala sources\n[error] /home/k/api/src/main/scala/Order.scala:14:50: "
      "could not find Lazy implicit value of type Encoder[Order]\n[error] (api / Compile / "
      "compileIncremental) Compilation failed", "Order.scala:14:50: could not find Lazy implicit"),
+    ("08:54:33  Completed with 1 error, 0 partial successes, and 0 warnings:\n08:54:33\n"
+     "08:54:33    Database Error in model fct_orders (models/marts/fct_orders.sql)\n"
+     "  syntax error at or near \"merge\"\n  LINE 4:     merge into",
+     'Database Error in model fct_orders (models/marts/fct_orders.sql) syntax error at or near'),
     ("shop.OrderJsonSuite:\n==> X shop.OrderJsonSuite.order matches the golden file  0.041s "
      "munit.ComparisonFailException: OrderJsonSuite.scala:18",
      "shop.OrderJsonSuite.order matches the golden file"),
@@ -588,6 +592,8 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
      "constraint"),
     ("and nothing may be recreated, if the MX records blink we lose mail", "constraint"),
     ("this may not work on Windows", None),
+    ("Und wir hängen wegen dem dbt-Cloud-Vertrag auf dbt 1.8 fest, also nichts aus 1.9",
+     "constraint"),
     ("why ignoreChanges on content? no. the whole point is that code is the source of truth now",
      "constraint"),
     ("no, è sbagliato: qui usiamo Flyway, Liquibase l'abbiamo tolto l'anno scorso", "constraint"),
@@ -674,6 +680,17 @@ def test_what_a_wrap_up_leaves_open_names_its_subject_and_a_choice_waiting_on_th
     assert any("customers.py" in t and "break the same way" in t
                for t in found(extraction, "todo"))
     assert any("floor division" in q for q in found(extraction, "open_question"))
+
+
+def test_a_labelled_open_question_keeps_its_explanation():
+    session = (
+        Session().prompt("make fct_orders incremental")
+        .edit("models/marts/fct_orders.sql")
+        .say("Fertig, alles grün.\n\nOffen: Löscht der Shop Bestellungen hart? Mit "
+             "`delete+insert` fällt eine gelöschte Bestellung nie aus `fct_orders` raus.")
+    )
+    [question] = found(session.extract(), "open_question")
+    assert question.startswith("Löscht der Shop") and "delete+insert" in question
 
 
 def test_the_users_last_words_about_work_not_done_yet_are_a_todo():

@@ -35,6 +35,9 @@ _PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"^==\d+==\s*ERROR: (?P<m>.+)$", re.MULTILINE),  # ASan, LSan, TSan
     re.compile(r"^\s*(?P<m>\*\* [A-Z ]+ FAILED \*\*)$", re.MULTILINE),  # xcodebuild
     re.compile(r"^\s*(?P<m>● .+)$", re.MULTILINE),  # jest / vitest test title
+    # dbt: `Database Error in model x (…)` and the database's words on the next line
+    re.compile(r"^(?:\d\d:\d\d:\d\d\s+)?\s*(?P<m>(?:Database|Compilation|Runtime) Error in [^\n]+"
+               r"\n\s*(?:\d\d:\d\d:\d\d\s+)?\S[^\n]*|Failure in test [^\n]+)$", re.MULTILINE),
     re.compile(r"^==> X (?P<m>\S+.*?)(?:\s+\d+\.\d+s\b.*)?$", re.MULTILINE),  # munit
     # ExUnit: `  1) test name (Module)` then `Assertion with == failed`
     re.compile(r"^\s*\d+\) (?P<m>test .+?)(?: \([\w.]+\))?\n(?:.*\n){0,2}?\s*Assertion with",

@@ -81,7 +81,9 @@ _OBLIGATION = _words(
     r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
     r"\bno more\b", r"\bstick (to|with)\b", r"\b(nothing|no one|nobody) (may|must) be\b",
     # a condition that must hold first: "not without a benchmark that shows it matters"
-    r"\bnot without (a|an|the|some|any)\b", r"\bnicht ohne\b", r"\bpas sans\b", r"\bno sin\b",
+    r"\bnot without (a|an|the|some|any)\b", r"\b(we're|we are) stuck (on|with)\b",
+    r"\bhängen\b.{0,60}\bfest\b", r"\bnichts (aus|von) \S+", r"\bnothing from \S+",
+    r"\bnicht ohne\b", r"\bpas sans\b", r"\bno sin\b",
     r"\bnão sem\b", r"\bне без\b", r"\bnon senza\b", r"\bnever\b",
     r"\bpin(ned)? (it |\S+ )?(to|at)\b",
     # a budget stated as acceptable: "15 minutes stale is fine", "bis 200 ms reicht"
@@ -233,6 +235,8 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\bnot (the|a|an)? ?\S+,? (but|since|because)\b", r"\bswitch(ed|ing)? (to|from)\b",
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
+    # "(kein merge, weil …)": the road not taken, in parentheses
+    r"\((kein|keine|pas de|pas|sin|sem|не|没有|非)\s?[^)]{2,60}\)",
     r"вместо", r"а не\b", r"\bstatt\b", r"anstatt", r"\bnicht \S+, sondern\b",
     r"\bund nicht\b", r"\bet non\b",
     r"au lieu de", r"plutôt que", r"en lugar de", r"en vez de", r"em vez de", r"ao invés de",
@@ -377,6 +381,9 @@ DEFER_RE = re.compile(_words(
     r"\bleave \S+( \S+)? (alone )?for now\b",
     # the person takes it on themselves: still open work, only not the agent's
     r"\bi'll (handle|take care of|deal with|sort out|follow up on) (the|that|it|this)\b",
+    r"\bi'll do (it|that|this|the \w+( \w+)?) myself\b", r"\bmach(e)? ich selbst\b",
+    r"\bje (le |la )?ferai moi-même\b", r"\blo hago yo\b", r"\beu mesmo faço\b",
+    r"我自己(来|做)", r"自分でやります",
     r"\b(darum )?kümmere ich mich\b", r"\bje m'en (occupe|charge)\b", r"\bme encargo\b",
     r"\bdeixa comigo\b", r"\beu cuido\b", r"\bя сам\w* (займусь|сделаю|разберусь)",
     r"\bзаймусь (этим|сам)", r"我来(处理|跟进|搞定)", r"こちらで(対応|やります)",
@@ -497,7 +504,8 @@ ABANDON_RE = re.compile(_words(
 
 # Headings and phrases of what is left open in a wrap-up.
 OPEN_HEADING_RE = re.compile(_words(
-    r"still open", r"\bopen\b", r"unresolved", r"not (yet )?(addressed|fixed|covered|handled)",
+    r"still open", r"\bopen\b", r"^offen$", r"^ouvert$", r"^abierto$", r"^em aberto$",
+    r"unresolved", r"not (yet )?(addressed|fixed|covered|handled)",
     r"what'?s missing", r"missing", r"was noch fehlt", r"noch offen", r"fehlt noch",
     r"ещё не сделано", r"не сделано", r"reste", r"falta", r"ainda falta", r"还差", r"未解決",
     r"\bqueda(n)?\b", r"\bfic(a|am|ou|aram)\b", r"à voir", r"por ver", r"para ver",

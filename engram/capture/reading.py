@@ -280,7 +280,8 @@ def open_items(text: str) -> list[tuple[str, str]]:
             # "Next: open the PR. Open question for the reviewer: is 7 days enough?" — each
             # labelled part is its own item, the kind told by its own words
             for part in _labelled_parts(inline.group(2)):
-                kind = "open_question" if part.rstrip().endswith(("?", "？")) else "todo"
+                asks = any(s.endswith(("?", "？")) for s in lexicon.sentences(part))
+                kind = "open_question" if asks else "todo"
                 found.append((kind, first_sentences(part)))
             in_section = True
             question_section = False

@@ -61,6 +61,7 @@ _VERIFIABLE = [
     r"deps\.audit|sobelow|quality|check)\b",
     r"(terraform|tofu)\s+(-chdir=\S+\s+)?(fmt|validate|plan|init)\b",
     r"(pulumi\s+preview|(npx\s+)?cdk\s+(synth|diff)|sam\s+validate)\b",
+    r"dbt\s+(run|build|test|compile|seed|snapshot|parse)\b",
     r"(helm\s+(lint|template)|kubeconform|kubeval|kustomize\s+build|tflint)\b",
     r"(pnpm|yarn|npx)\s+changeset\s+(status|version)\b",
     r"((php\s+)?(\./)?(bin/|vendor/bin/)?phpunit|composer\s+(test|install)|(\./)?vendor/bin/\S+|"
