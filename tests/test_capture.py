@@ -682,6 +682,22 @@ def test_what_a_wrap_up_leaves_open_names_its_subject_and_a_choice_waiting_on_th
     assert any("floor division" in q for q in found(extraction, "open_question"))
 
 
+def test_an_approach_the_assistant_gives_up_after_the_users_report_is_a_failed_attempt():
+    session = (
+        Session().prompt("la page /interventions met 8 secondes à s'afficher")
+        .say("Le plus simple : `<Virtualize>`, qui ne rend que les lignes visibles.")
+        .edit("Pages/Interventions.razor", "@foreach", "<Virtualize ItemSize=\"48\">")
+        .say("Compile.")
+        .prompt("Affichage rapide oui, mais quand je scrolle ça saute dans tous les sens.")
+        .say("`Virtualize` suppose une hauteur fixe, or les lignes varient. Avec une hauteur "
+             "variable, `Virtualize` n'est pas le bon outil ; je passe à `QuickGrid`.")
+        .edit("Pages/Interventions.razor", "<Virtualize ItemSize=\"48\">", "<QuickGrid>")
+    )
+    attempts = found(session.extract(), "failed_attempt")
+    assert any("Virtualize" in a and "ça saute" in a and "pas le bon outil" in a
+               for a in attempts), attempts
+
+
 def test_a_labelled_open_question_keeps_its_explanation():
     session = (
         Session().prompt("make fct_orders incremental")

@@ -549,6 +549,12 @@ class Extractor:
             said = [s for s in lexicon.sentences(prompt.text) if lexicon.DID_NOT_WORK_RE.search(s)]
             if not said and lexicon.CORRECTION_RE.match(prompt.text) and turn.edited:
                 said = lexicon.sentences(prompt.text)[:1]  # "stop, not through fetch: …"
+            # What the user saw, and the assistant giving the approach up because of it
+            # ("Virtualize isn't the right tool here"), however the user worded it.
+            answer = next((e.text for e in turn.events if e.kind == "text"), "")
+            given_up = [s for s in lexicon.sentences(answer) if lexicon.ABANDON_RE.search(s)]
+            if not said and given_up and turn.edited:
+                said = lexicon.sentences(prompt.text)[:1] + given_up[:1]
             if not said:
                 continue
             approach = self.last_change_reason(previous) or previous.closing_gist() or gist_of(
@@ -558,6 +564,8 @@ class Extractor:
                 continue
             # The user's whole reply when it is short: the why sits beside the verdict.
             why = prompt.text if len(prompt.text) <= 400 else " ".join(said)
+            if given_up and given_up[0] not in why:
+                why = f"{shorten(why, 240)} {given_up[0]}"
             content = f"{approach} — did not work: {shorten(why, 400)}"
             self.attempt(previous.span()[1], approach, Finding(
                 "failed_attempt", content, "not-working", at=prompt.at,

@@ -374,6 +374,9 @@ DEFER_RE = re.compile(_words(
     r"issue|task)\b", r"\b(later|tomorrow|next week|next sprint)\b.*\b(we'll|we will|i'll|i will|"
     r"let's)\b", r"\b(we'll|we will|i'll|i will|let's) .*\b(later|tomorrow|next week|"
     r"separately)\b",
+    r"\b(in|for) (another|the next) (pr|commit|change|ticket|issue|task)\b",
+    r"\bdans un autre ticket\b", r"\bin einem anderen ticket\b", r"\ben otro ticket\b",
+    r"\bem outro ticket\b", r"в другом (тикете|задаче)",
     r"(оставим|отложим|сделаем) (на )?потом", r"в отдельном (пр|pr|коммите)", r"später",
     r"separaten (pr|commit)", r"plus tard", r"dans une (autre|prochaine) pr", r"más tarde",
     r"otro pr", r"depois", r"outro pr", r"以后再", r"下次", r"別のpr", r"後で",
@@ -484,6 +487,11 @@ ACKNOWLEDGE_RE = re.compile(
 ABANDON_RE = re.compile(_words(
     r"\b(that|this) (approach|didn't|did not|won't|doesn't)\b.*\b(work|help)\b",
     r"\b(try|take) a different (approach|route|tack)\b", r"\breverting\b",
+    r"\b(is|was|'s) (the )?wrong tool\b", r"\b(is|was|isn't|is not) (not )?the right tool\b",
+    r"n'est pas le bon outil", r"nicht das richtige werkzeug",
+    r"no es la herramienta (adecuada|correcta)",
+    r"não é a ferramenta certa", r"не тот инструмент", r"不是(合适|正确)的工具",
+    r"適切な道具ではない",
     # "I'll revert it", not "the next deploy would revert their change"
     r"\b(i'll|i will|let me|let's|we'll|i'm|i've|i have) revert\b",
     r"^revert\b|\brevert (it|that|this|my|the (change|edit|commit|patch))\b",
@@ -529,7 +537,9 @@ STILL_OPEN_RE = re.compile(_words(
     # work left outside what was changed: "that's app code, I didn't touch it"
     r"\bi (didn't|did not|haven't) (touch|change)\w*\b", r"nicht angefasst", r"не трогал",
     r"\bleft (it|that|this|them) (alone|untouched|as (it|they) (is|are))\b",
-    r"\b(antes|primero) hay que\b", r"\bhabría que\b", r"\bil faudra(it)? d.abord\b",
+    r"\b(antes|primero) hay que\b", r"\bhabría que\b", r"\bil faudrait\b",
+    r"\b(müsste|sollte)(n)? (man )?(\w+ )?noch\b", r"\bстоило бы\b", r"\btambém deveria\b",
+    r"\bil faudra(it)? d.abord\b",
     r"\bpas touché\b", r"no (he )?toqu", r"não mexi", r"non ho toccato", r"nie ruszał",
     r"触っていません", r"没(有)?(动|改)", r"건드리지 않았",
     r"\b(is|are|was|were|isn't|aren't)( not)? (\w+ )?(updated|handled|covered|done|migrated|"
