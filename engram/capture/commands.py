@@ -120,7 +120,8 @@ def run_outcome(call: ToolCall) -> bool | None:
 
 
 _INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})
-_SCRIPT_RE = re.compile(r"\.(py|sh|js|mjs|cjs|ts|rb|pl|php)$")
+_SCRIPT_RE = re.compile(r"\.(py|sh|js|mjs|cjs|ts|rb|pl|php|zig|go|rs|c|cc|cpp|java|kt|swift|lua|"
+                        r"exs?|hs|ml|scala|cs|dart|nim|jl)$")
 
 
 def _does_work(segment: list[str]) -> bool:

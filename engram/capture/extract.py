@@ -1020,14 +1020,21 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
         c.name == "Bash" and c.command and is_recipe(c.command, extractor.cwd)
         and run_outcome(c) is True for c in session.tools
     )
-    knowledge = any(f.type in ("constraint", "preference", "decision") for f in extractor.findings)
-    empty = not (files or worked_command or knowledge) or _rehearsal(turns)
+    # Scratch files (a throwaway program in /tmp) are no project's work, nor their reasons.
+    work = [f for f in files if not _SCRATCH_RE.match(f)]
+    knowledge = any(f.type in ("constraint", "preference") or (
+        f.type == "decision" and not (f.files and all(_SCRATCH_RE.match(x) for x in f.files))
+    ) for f in extractor.findings)
+    empty = not (work or worked_command or knowledge) or _rehearsal(turns)
     if empty:
         return Extraction([], None, [], None, True)
     extractor.todos(turns)
     findings = _unique(extractor.findings)
     started = next((e.at for e in session.events if e.at), None)
     return Extraction(findings, _summary(extractor, turns, files), files, started, False)
+
+
+_SCRATCH_RE = re.compile(r"^(/private)?(/var)?/tmp/|^/dev/shm/")
 
 
 def _rehearsal(turns: list[_Turn]) -> bool:
