@@ -130,14 +130,20 @@ def any_cli_env(cli_env: dict[str, str], backend: str, store_target: str) -> dic
 
 
 def run_cli(
-    env: dict[str, str], *args: str, input: str | None = None, check: bool | None = None
+    env: dict[str, str], *args: str, input: str | None = None, check: bool | None = None,
+    cwd: str | Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real `engram` console command the way a user or a hook would."""
+    """Run the real `engram` console command the way a user or a hook would: from `cwd`,
+    by default the user's home folder (which belongs to no project)."""
     exe = Path(sys.executable).with_name("engram")
     command = [str(exe)] if exe.exists() else [sys.executable, "-m", "engram"]
+    if cwd is None and env.get("HOME"):
+        cwd = env["HOME"]
+        os.makedirs(cwd, exist_ok=True)
     proc = subprocess.run(
         [*command, *args],
         env=env,
+        cwd=cwd,
         input=input,
         capture_output=True,
         text=True,
@@ -148,8 +154,9 @@ def run_cli(
     return proc
 
 
-def run_json(env: dict[str, str], *args: str, input: str | None = None):
-    proc = run_cli(env, *args, "--json", input=input)
+def run_json(env: dict[str, str], *args: str, input: str | None = None,
+             cwd: str | Path | None = None):
+    proc = run_cli(env, *args, "--json", input=input, cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -319,7 +319,7 @@ def test_piped_listings_are_tab_separated_lines_and_types_can_be_inferred(cli_en
     assert (rule["type"], choice["type"]) == ("constraint", "decision")
     saved = run_cli(cli_env, "add", "Should exports include archived memories?",
                     "--type", "auto", check=True).stdout
-    assert "(open_question)" in saved
+    assert "(open_question, global)" in saved
     listed = run_cli(cli_env, "list", "--project", "shop", check=True).stdout
     lines = listed.splitlines()
     assert len(lines) == 3 and not any(c in listed for c in "┃│┏")  # shop + global
@@ -418,3 +418,24 @@ def test_the_default_scope_of_each_type_is_a_setting(cli_env):
     assert refused.returncode != 0 and "team or personal" in refused.stderr
     refused = run_cli(cli_env, "config", "set", "scopes.decisions", "team")
     assert refused.returncode != 0 and "scopes.<type>" in refused.stderr
+
+
+def test_add_files_a_memory_under_the_folders_project_as_the_hooks_do(cli_env, tmp_path):
+    repo = tmp_path / "billing-api"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    here = run_json(cli_env, "add", "Invoices are rounded per line, not per total",
+                    cwd=repo / "src")
+    assert here["memory"]["project"] == "billing-api"
+    everywhere = run_json(cli_env, "add", "I prefer short commit subjects", "--global",
+                          cwd=repo)
+    assert everywhere["memory"]["project"] is None
+    named = run_json(cli_env, "add", "Staging deploys need a tag", "--project", "infra",
+                     cwd=repo)
+    assert named["memory"]["project"] == "infra"
+    both = run_cli(cli_env, "add", "x", "--global", "--project", "infra", cwd=repo)
+    assert both.returncode == 2 and "--global" in both.stderr
+    forced = run_json({**cli_env, "ENGRAM_PROJECT": ""}, "add", "A global rule", cwd=repo)
+    assert forced["memory"]["project"] is None
+    listed = run_json(cli_env, "list", "--project", "billing-api")
+    assert [m["id"] for m in listed if m["project"] == "billing-api"] == [here["id"]]

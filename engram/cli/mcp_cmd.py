@@ -45,14 +45,11 @@ def default_project(http: bool) -> str | None:
     the project of the folder the agent started this server in, found as the hooks find it
     (a `[projects]` mapping, the git root's name), so both file memories under one name.
     A shared HTTP server has no folder of its own to go by."""
-    explicit = os.environ.get("ENGRAM_PROJECT")
-    if explicit is not None:
-        return explicit or None
-    if http:
+    if http and os.environ.get("ENGRAM_PROJECT") is None:
         return None
-    from ..hooks.state import project_for
+    from ..hooks.state import default_project as project_here
 
-    return project_for(os.getcwd())
+    return project_here(os.getcwd())
 
 
 def _serve(http: bool, host: str, port: int, early: Any = None) -> None:

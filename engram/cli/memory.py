@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -41,7 +42,9 @@ def _content(text: str) -> str:
 @click.command()
 @click.argument("text")
 @click.option("--type", "type_", help=ADD_TYPE_HELP, shell_complete=complete_type)
-@click.option("--project", help="Project name; omit for a global memory.")
+@click.option("--project", help="Project name (default: this folder's project, as the hooks "
+              "and MCP name it; $ENGRAM_PROJECT overrides).")
+@click.option("--global", "global_", is_flag=True, help="A global memory, for every project.")
 @click.option("--tags", help="Comma-separated tags.")
 @click.option("--files", help="Comma-separated file paths the memory is about.")
 @click.option("--problem", help="The problem (for checkpoints and bug notes).")
@@ -68,6 +71,7 @@ def add(
     text: str,
     type_: str | None,
     project: str | None,
+    global_: bool,
     tags: str | None,
     files: str | None,
     problem: str | None,
@@ -83,12 +87,20 @@ def add(
     provenance: str,
     as_json: bool,
 ) -> None:
-    """Remember TEXT ('-' reads standard input)."""
+    """Remember TEXT ('-' reads standard input), in this folder's project unless told."""
+    if global_ and project:
+        raise click.UsageError("--global and --project name two different places")
+    if global_:
+        project = None
+    elif project is None:
+        from ..hooks.state import default_project
+
+        project = default_project(os.getcwd())
     service = open_service(remote_ok=True)
     result = service.save(
         _content(text),
         type=type_,
-        project=project,
+        project=project or None,
         tags=split_list(tags),
         files=split_list(files),
         problem=problem,
@@ -117,8 +129,10 @@ def add(
         click.echo("tags and files merged into it; its wording stays (`engram update "
                    f"{result.memory.id} --content …` replaces it)")
     else:
+        where = (f"project [bold]{esc(result.memory.project)}[/bold]" if result.memory.project
+                 else "global")
         out.print(
-            f"saved [cyan]{result.memory.id}[/cyan] ({result.memory.type})"
+            f"saved [cyan]{result.memory.id}[/cyan] ({result.memory.type}, {where})"
             + (f", superseding {result.memory.supersedes}" if result.memory.supersedes else "")
         )
     if result.redacted:

@@ -89,6 +89,16 @@ def project_for(cwd: Any, config: dict[str, Any] | None = None) -> str | None:
     return os.path.basename(path) or None
 
 
+def default_project(cwd: str | None) -> str | None:
+    """The project a save goes to when the caller names none: $ENGRAM_PROJECT (empty means
+    global), else the project of the folder it runs in, found as the hooks find it — so the
+    CLI, an MCP server over stdio and the hooks file memories under one name."""
+    explicit = os.environ.get("ENGRAM_PROJECT")
+    if explicit is not None:
+        return explicit.strip() or None
+    return project_for(cwd)
+
+
 # --- per-session state -------------------------------------------------------------------
 
 
