@@ -1342,3 +1342,41 @@ def test_a_wrong_path_to_rm_or_an_edit_between_runs_is_not_a_failed_attempt():
         .bash(f"cd {CWD}/scripts && python3 report.py", "wrote report.csv")
     )
     assert not found(fixed.extract(), "failed_attempt")
+
+
+def test_a_plan_stated_before_reading_the_file_it_changes_is_the_edits_reason():
+    session = (
+        Session().prompt("la liste saute quand je scrolle")
+        .say("Virtualize suppose une hauteur fixe, or les commentaires longs font deux lignes. "
+             "Je passe à QuickGrid avec un Paginator de 25 lignes plutôt que Virtualize, parce "
+             "que la hauteur des lignes n'a alors plus d'importance.")
+        .tool("Read", {"file_path": f"{CWD}/Pages/Interventions.razor"}, "...")
+        .edit("Pages/Interventions.razor")
+    )
+    [decision] = found(session.extract(), "decision")
+    assert "QuickGrid" in decision and "hauteur" in decision
+
+
+def test_the_harm_a_choice_guards_against_is_its_reason():
+    session = (
+        Session().prompt("Нужна подписка с подтверждением по ссылке")
+        .say("Таблица `subscriptions` с уникальным email и `token_hash`. В письмо уходит "
+             "случайный токен, а в базе лежит только его SHA-256: если дамп базы куда-то "
+             "утечёт, по нему нельзя подтвердить чужие адреса.")
+        .edit("migrations/0014_subscriptions.sql")
+    )
+    [decision] = found(session.extract(), "decision")
+    assert "SHA-256" in decision and "утечёт" in decision
+
+
+@pytest.mark.parametrize("item", [
+    "`/interventions` utilise `QuickGrid` + `Paginator` (25 lignes) ; plus de `Virtualize`.",
+    "`stg_orders` nimmt nur noch die jüngste CDC-Version je Bestellung, statt aller Zeilen.",
+    "`/subscribe` использует form action вместо `fetch`, без JS работает обычный POST.",
+    "缓存改为 `FeedCache`，把文章数组写成 Caches 目录下的 JSON 文件，而不是用 `URLCache`。",
+])
+def test_a_wrap_ups_design_items_are_read_in_the_users_language(item):
+    from engram.capture.reading import design_items
+
+    assert design_items(f"Готово / fertig / c'est en place:\n\n- {item}\n- 18 tests verts") == [
+        item.strip()]

@@ -75,6 +75,8 @@ EVOLVING = frozenset({"reported"})  # origins keyed by their event, not their te
 # A subagent's edits stay in its own transcript: its finished run is a change all the same.
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
+# Looking at the file about to change interrupts a plan no more than updating the todo list.
+READING_TOOLS = frozenset({"Read", "Grep", "Glob", "LS"})
 # Getting ready to write what was just planned: installing what it needs, making its folder.
 _SETUP_RE = re.compile(
     r"\s*((pnpm|npm|yarn|bun)\s+(add|install|i)|(pip3?|uv\s+pip)\s+install|"
@@ -192,10 +194,12 @@ class Extractor:
     def texts_between(self, start: int, end: int) -> list[str]:
         return [e.text for e in self.events[start + 1:end] if e.kind == "text"]
 
-    def text_before(self, position: int, *, past_bookkeeping: bool = False
-                    ) -> tuple[list[str], str | None]:
+    def text_before(self, position: int, *, past_bookkeeping: bool = False,
+                    past_reading: bool = False) -> tuple[list[str], str | None]:
         """The assistant's words right before an event (back to the previous tool or prompt;
-        with `past_bookkeeping`, through todo-list updates, which interrupt no thought)."""
+        with `past_bookkeeping`, through todo-list updates, which interrupt no thought; with
+        `past_reading`, through reading the files it then changes: "I'll switch to a
+        paginator" — Read — Edit)."""
         texts: list[str] = []
         at = None
         for event in reversed(self.events[:position]):
@@ -204,6 +208,7 @@ class Extractor:
                 at = event.at
             elif past_bookkeeping and event.tool is not None and (
                 event.tool.name in BOOKKEEPING_TOOLS or _SETUP_RE.match(event.tool.command or "")
+                or past_reading and event.tool.name in READING_TOOLS
             ):
                 continue
             else:
@@ -633,7 +638,8 @@ class Extractor:
             call = event.tool
             if call is None or call.name not in EDIT_TOOLS or call.failed is not False:
                 continue
-            texts, at = self.text_before(event.position, past_bookkeeping=True)
+            texts, at = self.text_before(event.position, past_bookkeeping=True,
+                                         past_reading=True)
             passages.append((texts, at, event.position - len(texts), event.position))
         for proposal, turn in zip(turns, turns[1:], strict=False):
             closing = proposal.closing()

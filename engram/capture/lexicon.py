@@ -261,6 +261,11 @@ PURPOSE_RE = re.compile(_words(
     r"\bpour (éviter|que|garder|ne pas)\b", r"\bsinon\b", r"\bpara (evitar|que|mantener|manter|"
     r"não|no)\b", r"\bsenão\b", r"\bde lo contrario\b", r"为了", r"以免", r"否则", r"以便",
     r"ように", r"ないよう",
+    # the harm a choice guards against: "if the dump leaks, nobody can confirm with it"
+    r"\b(even )?if\b[^.;]{3,80}\b(can't|cannot|won't|nobody|no one)\b",
+    r"если[^.;]{3,80}(нельзя|не смож|никто)", r"\bwenn\b[^.;]{3,80}\b(kann (man )?(nicht|kein)|"
+    r"niemand)\b", r"\bsi\b[^.;]{3,80}(ne peut|\bpersonne\b|no (se )?pued|\bnadie\b)",
+    r"\bse\b[^.;]{3,80}(não (dá|pode)|ninguém)", r"(如果|万一|即使)[^。；]{2,40}(无法|不能|没法)",
 ), re.IGNORECASE)
 # What breaking a rule would cost: "wiping the db means people lose everything".
 CONSEQUENCE_RE = re.compile(_words(

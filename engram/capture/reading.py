@@ -178,11 +178,20 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
 
 _VERIFICATION_RE = re.compile(
     r"\b(tests?|passing|passed|passes|green|clean|commit(ted)?|pushed|lint|coverage|credo|"
-    r"dialyzer|clippy|ruff|eslint|files? changed|closed|bead|pr|ci)\b", re.IGNORECASE)
+    r"dialyzer|clippy|ruff|eslint|files? changed|closed|bead|pr|ci|"
+    r"verts?|grün|verdes?|тест\w*|зелён\w*)\b|测试|通过了|テスト|테스트", re.IGNORECASE)
+# How a thing is built now, in the languages of the rule cues: what it uses or goes
+# through, what it replaced, where it is kept ("passe par IDbContextFactory", "nutzt …").
 _DESIGN_RE = re.compile(
     r"\b(uses?|via|through|instead|only|default|per|so that|to (avoid|keep|reduce|make)|"
-    r"rather|never|always|stays?|keeps?|carr(y|ies)|falls? back|stored?|cached?|streams?)\b",
-    re.IGNORECASE)
+    r"rather|never|always|stays?|keeps?|carr(y|ies)|falls? back|stored?|cached?|streams?|"
+    r"utilise|passe par|au lieu|plutôt|plus de|seulement|uniquement|par défaut|pour éviter|"
+    r"nutzt|verwendet|läuft über|statt|anstatt|nur noch|nur|standardmäßig|damit|bleibt|"
+    r"usa|utiliza|utilizza|tramite|a través de|através de|en lugar|en vez|em vez|ao invés|"
+    r"invece|anziché|solo|só|apenas|por defecto|por padrão|para evitar|per evitare|"
+    r"использует|через|вместо|только|по умолчанию|чтобы|хранит\w*)\b|"
+    r"使用|通过|改为|改用|而不是|不再|默认|以免|経由|代わりに|ではなく|のみ|ごとに|"
+    r"대신|통해|사용", re.IGNORECASE)
 
 
 _IDENTIFIER_RE = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w*")  # snake, Camel
