@@ -1380,3 +1380,24 @@ def test_a_wrap_ups_design_items_are_read_in_the_users_language(item):
 
     assert design_items(f"Готово / fertig / c'est en place:\n\n- {item}\n- 18 tests verts") == [
         item.strip()]
+
+
+def test_a_reported_bug_whose_first_try_was_taken_back_keeps_the_cause_the_fix_rests_on():
+    session = (
+        Session()
+        .prompt("/reports/monthly is falling over for the big accounts, the pod gets "
+                "OOM-killed at 3GB")
+        .say("Baseline: 3.1 GB, 39 s. First try: -O2.")
+        .edit("ledger.cabal", "-O1", "-O2")
+        .say("No real change.")
+        .prompt("revert the O2, not without a benchmark")
+        .edit("ledger.cabal", "-O2", "-O1")
+        .say("Reverted.")
+        .prompt("go on")
+        .say("The heap is thunks: lazy foldl builds a chain of 2M deferred calls. Both go "
+             "with foldl' over Data.Map.Strict.")
+        .edit("src/Report.hs", "foldl step", "foldl' step")
+        .say("14 MB now.")
+    )
+    [bug] = found(session.extract(), "bug_note")
+    assert "OOM-killed" in bug and "thunks" in bug and "Baseline" not in bug

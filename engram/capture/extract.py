@@ -156,6 +156,7 @@ class Extractor:
         self.fix_windows: list[tuple[int, int]] = []
         self.revert_windows: list[tuple[int, int]] = []
         self.undone: set[int] = set()  # edits a later edit or checkout took back
+        self.undoing: set[int] = set()  # the edits that took them back
         # failed attempts by the turn that tried them and what was tried
         self.attempts: dict[tuple[int, str], Finding] = {}
 
@@ -435,8 +436,9 @@ class Extractor:
             if not cause:
                 texts = [e.text for e in turn.events if e.kind == "text"]
                 cause, score = insight_passage(texts, MAX_FIX_CHARS)
-                if score < 2:
-                    cause = self.diagnosis(turn)
+                if score < 2:  # unexplained, and the first try taken back: what the fix
+                    cause = (self.lasting_change(turns, turns.index(turn))  # rests on
+                             or self.diagnosis(turn))
                 if not cause:
                     continue
             files = turn.files(self)
@@ -445,6 +447,32 @@ class Extractor:
                 at=closing.at if closing else prompt.at, files=files[:10], problem=symptom,
                 solution=shorten(cause, MAX_FIX_CHARS), importance=0.6, anchor=first,
             ))
+
+    def lasting_change(self, turns: list[_Turn], index: int) -> str:
+        """What the assistant found before the change that answered the problem raised in
+        turns[index], when every edit of that turn was taken back: the words before the
+        first edit that stayed, in the next three turns (past the ones that only undid the
+        first try); empty when that turn's own change stayed or none did."""
+        undone_seen = False
+        for turn in turns[index:index + 4]:
+            if turn is not turns[index] and turn.opener and turn.opener.kind == "prompt" and (
+                lexicon.PROBLEM_RE.search(turn.opener.text)
+            ):
+                return ""  # a new problem: the first one was left as it was
+            for event in turn.events:
+                call = event.tool
+                if not call or call.name not in EDIT_TOOLS or call.failed is not False:
+                    continue
+                if event.position in self.undone or event.position in self.undoing:
+                    undone_seen = True
+                    continue
+                if not undone_seen:
+                    return ""
+                texts, _ = self.text_before(event.position, past_bookkeeping=True,
+                                            past_reading=True)
+                found = gist_of(texts, MAX_FIX_CHARS)
+                return found if len(found) >= MIN_DIAGNOSIS_CHARS else ""
+        return ""
 
     def acknowledges(self, turn: _Turn) -> bool:
         first = next((e for e in turn.events if e.kind == "text"), None)
@@ -539,6 +567,7 @@ class Extractor:
         approach = tried or f"a change to {file}"
         self.revert_windows.append((first, undo))
         self.undone.add(first)
+        self.undoing.add(undo)
         content = f"Tried: {approach} — reverted"
         if why:
             content += f": {why}"
@@ -1007,8 +1036,8 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor = Extractor(session, cwd)
     turns = turns_of(session)
     extractor.commands()
-    extractor.reported_bugs(turns)
     extractor.reverts()
+    extractor.reported_bugs(turns)
     extractor.not_working(turns)
     extractor.corrections(turns)
     extractor.abandoned()
