@@ -1401,3 +1401,17 @@ def test_a_reported_bug_whose_first_try_was_taken_back_keeps_the_cause_the_fix_r
     )
     [bug] = found(session.extract(), "bug_note")
     assert "OOM-killed" in bug and "thunks" in bug and "Baseline" not in bug
+
+
+def test_a_failing_command_that_passes_after_a_step_chained_before_it_is_a_fix():
+    session = (
+        Session().prompt("shell.nix를 flake로 바꾸고 싶어요")
+        .tool("Write", {"file_path": f"{CWD}/flake.nix", "content": "{ }"}, "ok")
+        .bash("nix flake check 2>&1 | tail -4",
+              "error: path '/nix/store/q8x0-source/flake.nix' does not exist", failed=True)
+        .say("flake는 git에 추가된 파일만 봅니다. `flake.nix`가 아직 untracked라서 그렇습니다.")
+        .bash("git add flake.nix && nix flake check 2>&1 | tail -4", "checking flake output")
+        .bash("cd sub && nix flake check 2>&1 | tail -4", "checking flake output")
+    )
+    [bug] = found(session.extract(), "bug_note")
+    assert "does not exist" in bug and "untracked" in bug

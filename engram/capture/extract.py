@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..hooks import triage
-from . import lexicon
+from . import lexicon, shell
 from .commands import (
     Streak,
     display_command,
@@ -292,6 +292,8 @@ class Extractor:
             fixed.pop(key, None)
             if streak.changed:
                 self.closed(streak, call)
+            elif prepared(streak.call.command or "", command):
+                self.fix(streak.call, streak.error, call)  # the step before it was the fix
             elif self._variant(streak.call.command or "", command) and (
                 triage.command_kind(command) or not is_read_only(command)
             ):
@@ -904,6 +906,20 @@ class Extractor:
 
 
 _TASK_ID_RE = re.compile(r"#(\d+)")
+
+
+def prepared(failed: str, passed: str) -> bool:
+    """`nix flake check` failing, then `git add flake.nix && nix flake check` passing: the
+    same command run after a step that does something (not just another folder)."""
+    def work(command: str) -> list[list[str]]:
+        return [w for w in shell.segments(command) if w[0] not in shell.FILTERS | shell.REPORTERS]
+
+    before, after = work(failed), work(passed)
+    if not before or len(after) <= len(before) or after[-len(before):] != before:
+        return False
+    steps = after[:-len(before)]
+    return any(step[0] not in ("cd", "pushd") and not is_read_only(" ".join(step))
+               for step in steps)
 
 
 def open_tasks(calls: list[ToolCall]) -> list[tuple[str, str | None]]:
