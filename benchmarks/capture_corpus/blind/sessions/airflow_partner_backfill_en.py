@@ -110,7 +110,7 @@ PREFIX = Variable.get("partner_feed_prefix")
         ("Move Variable.get out of module level", "completed", "Moving Variable.get"),
         ("Test with airflow dags test + pytest", "pending", "Testing"),
     ])
-    s.bash("airflow connections get partner_dw -o json", '''[{"id": "17", "conn_id": "partner_dw", "conn_type": "postgres", "description": "", "host": "dw-primary.internal", "schema": "ingest", "login": "airflow_ingest", "password": "%s", "port": "5432", "is_encrypted": "True", "is_extra_encrypted": "True", "extra_dejson": {}, "get_uri": "postgres://airflow_ingest:pX9%%21kw2Lr7vQ%%23tz4@dw-primary.internal:5432/ingest"}]''' % DW_PASSWORD,
+    s.bash("airflow connections get partner_dw -o json", '''[{"id": "17", "conn_id": "partner_dw", "conn_type": "postgres", "description": "", "host": "dw-primary.internal", "schema": "ingest", "login": "airflow_ingest", "password": "''' + DW_PASSWORD + '''", "port": "5432", "is_encrypted": "True", "is_extra_encrypted": "True", "extra_dejson": {}, "get_uri": "postgres://airflow_ingest:pX9%21kw2Lr7vQ%23tz4@dw-primary.internal:5432/ingest"}]''',
            desc="Check the DW connection")
     s.say(
         "(That printed the connection password in clear — I shouldn't have used `-o json` there; "
