@@ -49,7 +49,11 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        # five of those ten, opened the same day; the other five stay sealed
                        "bazel-cache-explain-en", "pulumi-dns-subagent-en",
                        "scala-circe-derivation-ja", "blazor-interventions-fr",
-                       "dbt-incremental-de"})
+                       "dbt-incremental-de",
+                       # the fourth batch, alternate ones by name, opened on 2026-11-28
+                       "clojure-keyset-zh", "erlang-smtp-backoff-compact-en",
+                       "kafka-streams-rebalance-explain-pt", "pg-particiones-plan-es",
+                       "wordpress-ateliers-fr"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",

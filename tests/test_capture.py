@@ -503,6 +503,14 @@ def test_a_background_run_still_running_has_no_verdict():
     ("php bin/phpunit --filter InvoiceTest", "test"),
     ("cd infra && pulumi preview --stack prod --diff", "run"),
     ("php bin/console cache:clear", None),
+    ("rebar3 eunit", "test"),
+    ("rebar3 xref", "lint"),
+    ("bin/kaocha --focus orders.api-test", "test"),
+    ("clojure -M:migrate migrate", "run"),
+    ('goose -dir migrations postgres "$DATABASE_URL" up', "run"),
+    ("goose -dir migrations status", None),
+    ("busted spec", "test"),
+    ("proverb", None),
 ])
 def test_toolchains_nobody_listed_are_still_recognised_as_recipes(command, kind):
     from engram.hooks.triage import command_kind

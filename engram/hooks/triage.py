@@ -81,6 +81,14 @@ _VERIFIABLE = [
     r"type|source|export|gh)\s)[\w./-]+\s+(\S+\s+){0,2}(test|tests|build|check|lint|verify"
     r"|compile|typecheck|analyze|validate)(?=\s|$)",
     r"[\w./-]*(lint|check|test)(?=\s|$)",
+    # Erlang, Clojure, Lua, Perl, R, Julia: their runners and the aliases that start them
+    r"(rebar3\s+(eunit|ct|xref|dialyzer|compile|proper|check|fmt|lint)|(bin/)?kaocha|"
+    r"(clojure|clj)\s+-[MXT]:\S+|lein\s+\S+|busted|luacheck|prove|Rscript|R\s+CMD\s+check|"
+    r"julia\s+--project\S*|pest|ava|elixir\s+\S+\.exs)\b",
+    # schema migrations, applied with the project's tool
+    r"(goose|dbmate|flyway|liquibase|sqitch|atlas\s+migrate|diesel\s+migration|"
+    r"sqlx\s+migrate|prisma\s+migrate|knex\s+migrate|(bin/)?rails\s+db:|(bundle\s+exec\s+)?"
+    r"rake\s+db:|migrate)\b.*\b(up|deploy|apply|run|migrate|latest)\b",
     r"(alembic\s+upgrade|manage\.py\s+(test|migrate|check)|python\d*\s+manage\.py\s+(test|migrate|check))\b",
     r"(python\d*(\.\d+)?|\.venv/bin/python\d*)\s+\S+\.py\b",
     r"\.venv/bin/\S+",
@@ -229,12 +237,12 @@ def _runs_tests(words: list[str]) -> bool:
 
 def _classify(segment: str) -> str:
     low = segment.lower()
-    if re.search(r"\b(test|pytest|jest|vitest|mocha|rspec|phpunit|nextest|unittest|tox|nox)\b",
-                 low):
+    if re.search(r"\b(test|pytest|jest|vitest|mocha|rspec|phpunit|nextest|unittest|tox|nox|eunit|"
+                 r"ct|kaocha|busted|prove|pest|ava)\b", low):
         return "test"
     if re.search(r"\b(lint|ruff|mypy|pyright|eslint|clippy|vet|flake8|pylint|black|isort|prettier"
                  r"|tsc|typecheck|fmt|format|shellcheck|rubocop|credo|staticcheck|check|dialyzer"
-                 r"|validate|kubeconform|tflint)\b", low):
+                 r"|validate|kubeconform|tflint|xref|luacheck)\b", low):
         return "lint"
     if re.search(r"\b(build|compile|make|cmake|ninja|bazel|install|sync|ci|gradle|mvn)\b", low):
         return "build"
