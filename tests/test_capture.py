@@ -1423,3 +1423,43 @@ def test_a_failing_command_that_passes_after_a_step_chained_before_it_is_a_fix()
     )
     [bug] = found(session.extract(), "bug_note")
     assert "does not exist" in bug and "untracked" in bug
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("good q, ask Priya, she owns the alerting rules. thx", "ask Priya"),
+    ("et faudra demander à Claire si la cliente veut une liste d'attente quand c'est complet",
+     "demander à Claire"),
+    ("lo que no sé es cuánto guardamos: ¿borramos particiones de más de 24 meses? eso lo tiene "
+     "que decir legal, no yo", "24 meses"),
+    ("另外数据组的日报脚本可能也是按 offset 拉的，我得问问小王", "问问小王"),
+])
+def test_a_question_handed_to_someone_at_the_end_is_open_and_no_rule(reply, expected):
+    session = (
+        Session().prompt("make the workers survive the relay being down")
+        .edit("src/courier_worker.erl")
+        .bash("rebar3 eunit", "All 12 tests passed.")
+        .say("Done: the worker reconnects with backoff.\n\nOne thing I can't decide from here: "
+             "should a worker sitting in backoff raise an alert?")
+        .prompt(reply)
+        .say("Noted.")
+    )
+    extraction = session.extract()
+    questions = found(extraction, "open_question")
+    assert any(expected in q for q in questions) and len(questions) <= 2
+    assert not found(extraction, "constraint") and not found(extraction, "preference")
+
+
+@pytest.mark.parametrize("reply", [
+    "offset 先留两个版本，下个迭代再删。",
+    "vale. la copia de las 900M la lanzo yo el domingo de madrugada, que hay menos tráfico.",
+])
+def test_work_the_person_names_for_a_later_time_is_a_todo(reply):
+    session = (
+        Session().prompt("add keyset pagination")
+        .edit("src/orders/api.clj")
+        .bash("bin/kaocha", "87 tests, 312 assertions, 0 failures.")
+        .say("Done, all green.")
+        .prompt(reply)
+        .say("OK.")
+    )
+    assert found(session.extract(), "todo") == [reply.removeprefix("vale. ")]

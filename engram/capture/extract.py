@@ -884,6 +884,26 @@ class Extractor:
             if closing is not None:  # an answered question is already one open question
                 items += [(kind, text, closing.at) for kind, text in open_items(closing.text)
                           if not (index in answered and kind == "open_question")]
+        # A question the user hands to someone at the end ("ask Priya", "faudra demander à
+        # Claire si …"): open until they answer, with the question it follows when there is one.
+        for turn in turns[last_work:]:
+            prompt = turn.opener
+            if prompt is None or prompt.kind != "prompt":
+                continue
+            said = lexicon.sentences(prompt.text)
+            for number, sentence in enumerate(said):
+                if not lexicon.HANDOFF_RE.search(sentence) or rule_type(sentence, long_prompt=(
+                    len(prompt.text) > 600)) is not None:
+                    continue
+                asked = [s for s in said[max(0, number - 2):number] if s.endswith(("?", "？"))]
+                ours = [i for i, item in enumerate(items) if item[0] == "open_question"]
+                if not asked and ours and not lexicon.PROBLEM_RE.search(sentence) and (
+                    text_weight(sentence) < 80
+                ):  # "good q, ask Priya": the question the wrap-up asked, and who answers it
+                    kind, question, at = items[ours[-1]]
+                    items[ours[-1]] = (kind, f"{question} — {sentence}", at)
+                    continue
+                items.append(("open_question", " ".join([*asked[-1:], sentence]), prompt.at))
         prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
         if prompts:  # the user's last words naming work for later, or not done yet
             last = prompts[-1]

@@ -342,6 +342,24 @@ UNDECIDED_RE = re.compile(_words(
     r"decidir (en|con el) equipo", r"decidan", r"a decidir", r"decidir com o time",
     r"vocês decidem", r"由你们决定", r"团队决定", r"待定", r"チームで(決め|判断)", r"ご判断",
 ), re.IGNORECASE)
+# A question handed to someone who can answer it: "ask Priya", "问问小王", "lo tiene que decir
+# legal", "faudra demander à Claire" — open until they do.
+HANDOFF_RE = re.compile(_words(
+    r"\b(ask|asking|check with|run it by|clarify with)\s+(?!(you|me|for|it|about|again|"
+    r"the agent|claude|whoever)\b)[\w-]+", r"\b(is|it's) (their|his|her) call\b",
+    r"\b\w+ (has|have) to decide\b", r"\bup to (legal|product|ops|security|\w+ team) to\b",
+    r"\bfrag(en|t)? (\w+ )?(bei )?[A-ZÄÖÜ]\w+", r"\bmit \w+ (klären|abklären|absprechen)\b",
+    r"\bmuss \w+ entscheiden\b",
+    r"\bdemander à\b", r"\bvoir avec\b", r"\bdemande à\b", r"\b\w+ doit (le )?décider\b",
+    r"\bpreguntar(le)? a\b", r"\bpregunta a\b", r"\bconsultar(lo)? con\b",
+    r"\b(lo|eso lo) (tiene que|debe|va a) (decidir|decir)\b", r"\blo decide\b",
+    r"\bperguntar (a|ao|à|pro|pra)\b", r"\bpergunta (a|ao|à|pro|pra)\b", r"\bver com (o|a)\b",
+    r"\bquem decide\b", r"\bchiedere a\b", r"\bchiedi a\b", r"\bdecide \w+\b(?= e| \.)",
+    r"\bспрос(и|ить|им|ите|ю)\b", r"\bуточн(ю|ить|и|им) у\b", r"\bрешает \w+",
+    r"问问", r"问一下", r"得问", r"要问", r"去问", r"由\S{1,8}决定", r"\S{1,6}说了算",
+    r"に聞(いて|く|かない)", r"に確認(して|する|しない)", r"に相談", r"が決める",
+    r"에게 물어", r"한테 물어",
+), re.IGNORECASE)
 # The person saying what they have not done yet: "I haven't put the index on prod yet".
 USER_NOT_YET_RE = re.compile(_words(
     r"\b(i|we) (haven't|have not|didn't|did not)\b.{3,80}\byet\b",
@@ -395,6 +413,13 @@ DEFER_RE = re.compile(_words(
     r"\b(darum )?kümmere ich mich\b", r"\bje m'en (occupe|charge)\b", r"\bme encargo\b",
     r"\bdeixa comigo\b", r"\beu cuido\b", r"\bя сам\w* (займусь|сделаю|разберусь)",
     r"\bзаймусь (этим|сам)", r"我来(处理|跟进|搞定)", r"こちらで(対応|やります)",
+    # ... at a time they name: "la copia la lanzo yo el domingo", "下个迭代再删"
+    r"\b(lo|la|los|las) \w+(o|é) yo\b", r"\bi'll\b.{0,60}\b(tonight|on (mon|tues|wednes|thurs|"
+    r"fri|satur|sun)day|this (afternoon|evening|weekend))\b", r"\bje (le |la |les )?\w+"
+    r".{0,40}\b(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|ce soir)\b",
+    r"\b(mache|starte|erledige) ich\b.{0,40}\b(morgen|montag|dienstag|mittwoch|donnerstag|"
+    r"freitag|samstag|sonntag|heute abend)\b", r"(下个|下一个)(迭代|版本|sprint|冲刺)",
+    r"(明天|下周|回头|之后|改天|周末)再", r"(明日|来週|週末)(に)?(やります|対応)",
 ), re.IGNORECASE)
 
 # Judgement words: a comparison or a verdict is half a reason ("an error is kinder").
