@@ -605,6 +605,14 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("why ignoreChanges on content? no. the whole point is that code is the source of truth now",
      "constraint"),
     ("no, è sbagliato: qui usiamo Flyway, Liquibase l'abbiamo tolto l'anno scorso", "constraint"),
+    ("查询用 HoneySQL 写，别拼 SQL 字符串，跟别的 handler 一样。", "constraint"),
+    ("参数校验用 malli，我们不用 spec。", "constraint"),
+    ("orders 表 3000 万行，建索引要 CONCURRENTLY，不然锁表。", "constraint"),
+    ("l'hébergeur de la cliente est bloqué en PHP 7.4 (mutualisé), donc pas de syntaxe PHP 8.",
+     "constraint"),
+    ("我们要快点，不然来不及了", None),
+    ("区别很大，你别的都不用改", None),
+    ("good q, ask Priya, she owns the alerting rules", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

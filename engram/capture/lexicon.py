@@ -85,6 +85,8 @@ _OBLIGATION = _words(
     r"\bhängen\b.{0,60}\bfest\b", r"\bnichts (aus|von) \S+", r"\bnothing from \S+",
     r"\bnicht ohne\b", r"\bpas sans\b", r"\bno sin\b",
     r"\bnão sem\b", r"\bне без\b", r"\bnon senza\b", r"\bnever\b",
+    r"\bbloqué(e|s)? (en|sur|à)\b", r"\b(está|estamos|están) (atascad|atad)\w* (a|en)\b",
+    r"\bpres[oa]s? (a|em|no|na)\b",
     r"\bpin(ned)? (it |\S+ )?(to|at)\b",
     # a budget stated as acceptable: "15 minutes stale is fine", "bis 200 ms reicht"
     _BUDGET + r"[^.;!?]{0,60}\b(is|are) (fine|ok|okay|acceptable|good enough)\b",
@@ -127,7 +129,9 @@ _OBLIGATION = _words(
     # someone insisting (en, ru, de, fr/es/pt)
     r"\binsists?\b", r"\binsisting\b", r"настаива", r"bestehen? darauf", r"\binsist(e|ent|en)\b",
     # zh / ja
-    r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装)", r"用不了", r"不能(用|上|引入)",
+    r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装|拼|写|搞|跑|开|建)", r"用不了",
+    r"不能(用|上|引入)", r"(我们|这里|项目里|团队)不用",
+    r"要[^，。；]{0,20}[A-Za-z`][^，。；]{0,20}[，,]\s?(不然|否则)",
     r"不得", r"禁止", r"必须", r"务必", r"一定要",
     r"只用", r"只能", r"不准", r"不许", r"不让", r"不能用", r"不可以",
     r"しないで", r"ないでください", r"使わないで", r"なければならない", r"なければいけない",
@@ -161,7 +165,8 @@ EMPHASIS_RE = re.compile(
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
     r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
-    r"e|mas|so|и|но|так что)\s+)(no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)"
+    r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому)\s+)"
+    r"(no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)"
     r"\s+[`'\"«“@.-]?\w+|"
     r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",
