@@ -1367,6 +1367,7 @@ def test_a_plan_stated_before_reading_the_file_it_changes_is_the_edits_reason():
              "Je passe à QuickGrid avec un Paginator de 25 lignes plutôt que Virtualize, parce "
              "que la hauteur des lignes n'a alors plus d'importance.")
         .tool("Read", {"file_path": f"{CWD}/Pages/Interventions.razor"}, "...")
+        .bash("grep -n Virtualize Pages/Interventions.razor", "12: <Virtualize")
         .edit("Pages/Interventions.razor")
     )
     [decision] = found(session.extract(), "decision")

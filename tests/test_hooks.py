@@ -488,6 +488,12 @@ def test_destructive_commands_are_never_verifiable(command):
                 "munit.ComparisonFailException"}, False),
     ({"stdout": "[info] Passed: Total 412, Failed 0, Errors 0, Passed 412\n[success] Total "
                 "time: 20 s"}, True),
+    # rebar3 behind `| tail`: common test and dialyzer
+    ({"stdout": "%%% courier_worker_SUITE ==> boot_not_blocked: FAILED\nFailed 1 tests. "
+                "Passed 2 tests.\n===> Failures occurred running tests: 1"}, False),
+    ({"stdout": "Line 41 Column 2: The pattern can never match\n===> Warnings occurred "
+                "running dialyzer: 1"}, False),
+    ({"stdout": "%%% courier_worker_SUITE: ...\nAll 3 tests passed."}, True),
 ])
 def test_bash_success_from_claude_codes_tool_response(response, ok):
     assert triage.bash_succeeded(response) is ok

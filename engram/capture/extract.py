@@ -209,7 +209,8 @@ class Extractor:
                 at = event.at
             elif past_bookkeeping and event.tool is not None and (
                 event.tool.name in BOOKKEEPING_TOOLS or _SETUP_RE.match(event.tool.command or "")
-                or past_reading and event.tool.name in READING_TOOLS
+                or past_reading and (event.tool.name in READING_TOOLS or (
+                    event.tool.name == "Bash" and is_read_only(event.tool.command or "")))
             ):
                 continue
             else:

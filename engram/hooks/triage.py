@@ -150,6 +150,8 @@ _FAILURE = (
     r"|\b(failures|failed|errors)=\"[1-9]\d*\"|\bresult=\"Failed|<failure[\s>]|\bResult: FAIL\b"
     # sbt's and Maven's log levels: "[error] Foo.scala:14:50: …", "[ERROR] BUILD FAILURE"
     r"|(^|\n)\[(error|ERROR)\]\s|\bBUILD FAILURE\b|(^|\n)==> X "  # munit's failed test
+    # rebar3's verdicts (common test, dialyzer): "Failed 1 tests.", "===> Failures occurred"
+    r"|\bFailed [1-9]\d* tests?\b|\b(Failures|Errors|Warnings) occurred\b|:\s+FAILED\b"
 )
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _ENV_ASSIGN = r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+"
