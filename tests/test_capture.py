@@ -1472,3 +1472,30 @@ def test_work_the_person_names_for_a_later_time_is_a_todo(reply):
         .say("OK.")
     )
     assert found(session.extract(), "todo") == [reply.removeprefix("vale. ")]
+
+
+def test_problems_the_assistant_announces_in_what_the_user_saw_are_bug_notes():
+    session = (
+        Session()
+        .prompt("Salut ! Samedi on a eu 14 inscrits pour un atelier de 12 places. Tu peux "
+                "regarder ?")
+        .tool("Read", {"file_path": f"{CWD}/includes/ajax-booking.php"}, "...")
+        .say("Deux problèmes dans `ra_ajax_book` :\n\n1. **Course** : on compte, puis on "
+             "insère ; deux clics simultanés passent tous les deux.\n2. **Pas de nonce** : "
+             "`check_ajax_referer` manque, et l'action est aussi en `nopriv`.")
+        .edit("includes/ajax-booking.php")
+        .say("Corrigé.")
+    )
+    bugs = found(session.extract(), "bug_note")
+    assert len(bugs) == 2 and all("14 inscrits" in b for b in bugs)
+    assert "simultanés" in bugs[0] and "nopriv" in bugs[1]
+
+
+def test_an_explanation_without_a_problem_found_is_no_bug_note():
+    session = (
+        Session().prompt("add an export button to the orders page")
+        .say("The page renders rows from `useOrders`; I'll add the button to the toolbar.")
+        .edit("src/pages/Orders.tsx")
+        .say("Added.")
+    )
+    assert found(session.extract(), "bug_note") == []

@@ -55,6 +55,7 @@ from .reading import (
     insight_passage,
     insight_score,
     is_list,
+    list_items,
     normalized,
     open_items,
     plan_decisions,
@@ -410,6 +411,17 @@ class Extractor:
             acknowledged = not symptom and previous.worked and self.acknowledges(turn)
             if acknowledged:
                 symptom = " ".join(lexicon.sentences(prompt.text)[:2])
+            announced = "" if symptom or acknowledged else self.announced(turn)
+            if announced:  # what the user saw, and each problem the assistant found in it
+                said = lexicon.sentences(prompt.text)
+                seen = shorten(next((s for s in said if text_weight(s) >= 20), said[0]), 240)
+                for problem in (list_items(announced) or [announced])[:3]:
+                    cause = shorten(problem, MAX_FIX_CHARS)
+                    self.add(Finding(
+                        "bug_note", f"{seen} — {cause}", "reported", at=prompt.at,
+                        files=turn.files(self)[:10], problem=seen, solution=cause,
+                        importance=0.6, anchor=turn.span()[0]))
+                continue
             if not symptom:
                 continue
             symptom = shorten(symptom, 240)
@@ -475,6 +487,16 @@ class Extractor:
                                             past_reading=True)
                 found = gist_of(texts, MAX_FIX_CHARS)
                 return found if len(found) >= MIN_DIAGNOSIS_CHARS else ""
+        return ""
+
+    def announced(self, turn: _Turn) -> str:
+        """The assistant's words, before its first change of the turn, announcing what it
+        found wrong ("Two problems in ra_ajax_book: …"); empty when it announced none."""
+        for event in turn.events:
+            if event.tool is not None and event.tool.name in EDIT_TOOLS:
+                return ""
+            if event.kind == "text" and lexicon.DIAGNOSIS_RE.search(event.text[:300]):
+                return event.text
         return ""
 
     def acknowledges(self, turn: _Turn) -> bool:

@@ -335,6 +335,21 @@ CAUSE_LABEL_RE = re.compile(
     r"cause racine|causa|原因|問題)\W*[:：]\s*(?P<text>.+)$",
     re.IGNORECASE,
 )
+# The assistant announcing what it found wrong: "Deux problèmes dans ra_ajax_book :", "the
+# bug is", "问题出在" — a bug report, however the user worded what they saw.
+DIAGNOSIS_RE = re.compile(_words(
+    r"\b(two|three|several|a few|\d) (problems|bugs|issues)\b",
+    r"\bthe (bug|problem|issue|root cause) (is|was|here is)\b", r"\bfound (it|the (bug|cause))\b",
+    r"\b(deux|trois|plusieurs) (problèmes|bugs|soucis)\b", r"\ble (problème|bug|souci) "
+    r"(est|vient|c'est)\b", r"\b(zwei|drei|mehrere) (probleme|bugs|fehler)\b",
+    r"\bdas problem (ist|liegt)\b", r"\bder (fehler|bug) (ist|liegt)\b",
+    r"\b(dos|tres|varios) (problemas|bugs|errores)\b", r"\bel (problema|bug|error) (es|está|"
+    r"viene)\b", r"\b(dois|três|vários) (problemas|bugs|erros)\b", r"\bo (problema|bug|erro) "
+    r"(é|está|vem)\b", r"\b(две|три|несколько) (проблемы|ошибки|бага)\b", r"\bпроблема в\b",
+    r"\b(due|tre) (problemi|bug)\b", r"\bil problema è\b", r"(两|三|几)个(问题|bug|坑)",
+    r"问题(是|在于|出在)", r"(二つ|2つ|三つ|3つ)の(問題|バグ)", r"問題は", r"문제는",
+    r"(두|세) (가지 )?문제",
+), re.IGNORECASE)
 # An answer that leaves the decision to someone else: the question stays open.
 UNDECIDED_RE = re.compile(_words(
     r"\b(product|business|judgement|judgment) (call|decision)\b", r"\bask whoever\b",

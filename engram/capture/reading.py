@@ -224,6 +224,14 @@ def text_weight(text: str) -> int:
     return len(text) + 2 * len(_WIDE_RE.findall(text))
 
 
+def list_items(text: str) -> list[str]:
+    """The items of a text laid out as a list of two or more ("1. **Race**: …"), each with
+    its emphasis marks dropped; [] for prose."""
+    items = [re.sub(r"\*\*|__", "", m.group(1)).strip() for m in re.finditer(
+        r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", text, re.MULTILINE)]
+    return items if len(items) >= 2 else []
+
+
 def is_list(text: str) -> bool:
     """A text laid out as a summary: three or more list items."""
     return len(re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+\S", text, re.MULTILINE)) >= 3
