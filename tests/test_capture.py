@@ -1499,3 +1499,13 @@ def test_an_explanation_without_a_problem_found_is_no_bug_note():
         .say("Added.")
     )
     assert found(session.extract(), "bug_note") == []
+
+
+def test_a_wrap_up_leaving_something_alone_because_nobody_asked_names_what():
+    from engram.capture.reading import open_items
+
+    wrap_up = ("C'est bon, 23 tests verts.\n\nAttention : `ra_send_confirmation` part toujours "
+               "*avant* `wp_insert_post`. Si l'insertion échoue, la personne reçoit une "
+               "confirmation sans inscription. Je ne l'ai pas déplacé, ce n'était pas la demande.")
+    [(kind, item)] = open_items(wrap_up)
+    assert kind == "todo" and "wp_insert_post" in item and "pas déplacé" in item

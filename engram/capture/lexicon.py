@@ -620,6 +620,16 @@ STILL_OPEN_RE = re.compile(_words(
     r"jamais (supprim|nettoy)",
     r"nunca se (borran|eliminan|limpian)", r"nunca são (removid|limp)", r"从不(删除|清理)",
     r"未対応",
+    # left alone because it was not asked for: "je ne l'ai pas déplacé, ce n'était pas la
+    # demande"; handed back: "yours for tomorrow"
+    r"\bnot (part of )?(the|this|what you) (ask|request|task|scope|asked for)\b",
+    r"ce n'était pas (la demande|demandé)", r"hors (du )?périmètre", r"nicht (Teil der Aufgabe|"
+    r"gefragt|verlangt)", r"no (era|formaba parte de) lo que (pediste|pidió)", r"no era parte",
+    r"fora do escopo", r"não fazia parte", r"не входило в задачу", r"вне (рамок|задачи)",
+    r"不在(这次|本次)?(范围|需求)", r"範囲外", r"\bje ne l'ai pas \w+",
+    r"\bich habe (es|das|ihn|sie) nicht \w+", r"\bno lo (he )?(movido|cambiado|tocado|arreglado)",
+    r"\bnão (o|a) (movi|mudei|corrigi)", r"\bя (его|её|это) не (трогал|менял|переносил|исправлял)",
+    r"\byours for\b", r"\b(that's|that one's|it's) yours\b", r"\bà toi pour\b",
 ), re.IGNORECASE)
 # A wrap-up saying what it could not settle: an open question, even without a "?".
 UNCERTAIN_RE = re.compile(_words(

@@ -339,8 +339,9 @@ def open_items(text: str) -> list[tuple[str, str]]:
             ):
                 if whole and text_weight(sentence) < 40:
                     found.append(("todo", item))
-                elif number and _ANAPHOR_RE.match(sentence):  # "That will break too": what?
-                    found.append(("todo", f"{sentences[number - 1]} {sentence}"))
+                elif number and (_ANAPHOR_RE.match(sentence) or not _NAMES_RE.search(sentence)):
+                    # "That will break too", "I didn't move it": what? The sentences before.
+                    found.append(("todo", " ".join(sentences[max(0, number - 2):number + 1])))
                 else:
                     found.append(("todo", sentence))
     return found
@@ -350,6 +351,10 @@ def open_items(text: str) -> list[tuple[str, str]]:
 _ANAPHOR_RE = re.compile(
     r"^(this|that|it|these|those|das|dies|es|ça|cela|ce|esto|eso|isso|isto|questo|ciò|to|"
     r"это|этот|эта|эти)\b|^(这|那|それ|これ|이것|그것)", re.IGNORECASE)
+
+
+# What names a thing of the code: `code`, a file name, an identifier.
+_NAMES_RE = re.compile(r"`[^`]+`|\b\w+\.\w{1,5}\b|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w*")
 
 
 # "The only remaining unstaged change is .mcp.json": the state of a checkout, not work.
