@@ -781,13 +781,15 @@ def test_an_approach_given_up_after_a_failure_behind_tail_is_a_failed_attempt_wi
                for a in attempts), attempts
 
 
-def test_a_throwaway_program_in_tmp_is_no_projects_work():
+@pytest.mark.parametrize("run", ["zig run /tmp/ct/main.zig", "cd /tmp/ct && zig run main.zig",
+                                 "zig test /tmp/ct/main.zig"])
+def test_a_throwaway_program_in_tmp_is_no_projects_work(run):
     session = (
         Session().prompt("how does comptime work in zig? show me with a tiny program")
         .tool("Write", {"file_path": "/tmp/ct/main.zig", "content": "const std = ..."},
               {"type": "create", "filePath": "/tmp/ct/main.zig"},
               content="File created successfully at: /tmp/ct/main.zig")
-        .bash("zig run /tmp/ct/main.zig", "fib(10) = 55")
+        .bash(run, "fib(10) = 55")
         .say("comptime evaluates fib(10) while compiling, so the binary only holds 55.")
     )
     extraction = session.extract()

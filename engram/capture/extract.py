@@ -1112,7 +1112,8 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
         files += [f for f in _delegated(sub, extractor) if f not in files]
     worked_command = any(
         c.name == "Bash" and c.command and is_recipe(c.command, extractor.cwd)
-        and run_outcome(c) is True for c in session.tools
+        and run_outcome(c) is True and not _on_scratch(c.command, extractor.cwd)
+        for c in session.tools
     )
     # Scratch files (a throwaway program in /tmp) are no project's work, nor their reasons.
     work = [f for f in files if not _SCRATCH_RE.match(f)]
@@ -1129,6 +1130,12 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
 
 
 _SCRATCH_RE = re.compile(r"^(/private)?(/var)?/tmp/|^/dev/shm/")
+
+
+def _on_scratch(command: str, cwd: str | None) -> bool:
+    """A run of a throwaway file (`zig run /tmp/t.zig`): no recipe of the project's."""
+    files = [t for t in targets(command, cwd) if "/" in t]
+    return bool(files) and all(_SCRATCH_RE.match(f) for f in files)
 
 
 def _rehearsal(turns: list[_Turn]) -> bool:
