@@ -1511,3 +1511,26 @@ def test_a_wrap_up_leaving_something_alone_because_nobody_asked_names_what():
                "confirmation sans inscription. Je ne l'ai pas déplacé, ce n'était pas la demande.")
     [(kind, item)] = open_items(wrap_up)
     assert kind == "todo" and "wp_insert_post" in item and "pas déplacé" in item
+
+
+def test_a_change_taken_back_with_the_lines_around_it_or_by_a_multi_edit_is_a_revert():
+    cached = "rows = CACHE.setdefault(path, parse(path))"
+    for undo in (
+        ("Edit", {"file_path": f"{CWD}/app/importer.py",
+                  "old_string": f"    # cached\n    {cached}\n",
+                  "new_string": "rows = parse(path)"}),
+        ("MultiEdit", {"file_path": f"{CWD}/app/importer.py", "edits": [
+            {"old_string": "import functools\n", "new_string": ""},
+            {"old_string": cached, "new_string": "rows = parse(path)"}]}),
+    ):
+        session = (
+            Session().prompt("make the importer faster")
+            .say("Caching the parsed rows in a module-level dict should avoid re-reading.")
+            .edit("app/importer.py", "rows = parse(path)", cached)
+            .bash("pytest -q", "FAILED tests/test_importer.py::test_reload - AssertionError: "
+                  "stale\n1 failed, 8 passed", failed=True)
+            .say("That approach won't work: the cache keeps stale rows when the file changes.")
+            .tool(*undo, content="The file has been updated successfully.")
+        )
+        attempts = found(session.extract(), "failed_attempt")
+        assert any("Caching the parsed rows" in a for a in attempts), (undo[0], attempts)

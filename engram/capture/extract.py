@@ -533,18 +533,20 @@ class Extractor:
             if call is None or call.failed is not False:
                 continue
             path = call.file_path
-            if call.name == "Edit" and path:
-                old = call.input.get("old_string")
-                new = call.input.get("new_string")
-                if not isinstance(old, str) or not isinstance(new, str):
-                    continue
-                earlier = edits.setdefault(path, [])
-                undone = next((e for e in reversed(earlier) if e[0] == new and e[1] == old
-                               and old != new), None)
-                if undone is not None:
-                    self.revert(path, undone[2], call.position)
-                    earlier.remove(undone)
-                else:
+            if call.name in ("Edit", "MultiEdit") and path:
+                pairs = call.input.get("edits") if call.name == "MultiEdit" else [call.input]
+                for pair in pairs if isinstance(pairs, list) else []:
+                    old = pair.get("old_string") if isinstance(pair, dict) else None
+                    new = pair.get("new_string") if isinstance(pair, dict) else None
+                    if not isinstance(old, str) or not isinstance(new, str):
+                        continue
+                    earlier = edits.setdefault(path, [])
+                    undone = next((e for e in reversed(earlier) if _takes_back(e, old, new)),
+                                  None)
+                    if undone is not None:
+                        self.revert(path, undone[2], call.position)
+                        earlier.remove(undone)
+                        break
                     earlier.append((old, new, call.position))
             elif call.name == "Bash" and call.command:
                 words = words_of(call.command)
@@ -1130,6 +1132,14 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
 
 
 _SCRATCH_RE = re.compile(r"^(/private)?(/var)?/tmp/|^/dev/shm/")
+
+
+def _takes_back(earlier: tuple[str, str, int], old: str, new: str) -> bool:
+    """Whether an edit (old → new) undoes an earlier one: it puts back what that one
+    replaced, taking out what it wrote (whole, or with the lines around it)."""
+    before, after, _ = earlier
+    return new == before and old != new and (old == after or (
+        len(after.strip()) >= 8 and after in old))
 
 
 def _on_scratch(command: str, cwd: str | None) -> bool:
