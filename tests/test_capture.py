@@ -1534,3 +1534,17 @@ def test_a_change_taken_back_with_the_lines_around_it_or_by_a_multi_edit_is_a_re
         )
         attempts = found(session.extract(), "failed_attempt")
         assert any("Caching the parsed rows" in a for a in attempts), (undo[0], attempts)
+
+
+@pytest.mark.parametrize("command, read_only", [
+    ('for r in actions/checkout@v4 astral-sh/setup-uv@v5; do repo=${r%@*}; '
+     'echo "$r $(gh api repos/$repo/commits/x --jq .sha)"; done', True),
+    ("for f in *.py; do rm $f; done", False),
+    ("gh api repos/acme/shop/pulls --jq '.[].title'", True),
+    ("gh api -X POST repos/acme/shop/issues -f title=x", False),
+    ("git ls-remote https://github.com/actions/checkout v4.2.2", True),
+])
+def test_looking_things_up_in_a_loop_or_through_an_api_read_is_read_only(command, read_only):
+    from engram.capture.commands import is_read_only
+
+    assert is_read_only(command) is read_only

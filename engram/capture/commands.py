@@ -31,7 +31,8 @@ _HOUSEKEEPING = frozenset({
     "killall", "open", "xdg-open", "cd", "pushd", "popd", "trash",
 })
 _GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "branch", "remote", "rev-parse",
-                            "ls-files", "blame", "grep", "fetch", "describe", "config"})
+                            "ls-files", "blame", "grep", "fetch", "describe", "config",
+                            "ls-remote", "ls-tree", "cat-file", "shortlog"})
 _SUBCOMMAND_PROGRAMS = frozenset({
     "npm", "pnpm", "yarn", "bun", "cargo", "go", "mix", "git", "docker", "uv", "poetry", "pdm",
     "hatch", "dotnet", "swift", "gradle", "gradlew", "mvn", "mvnw", "bundle", "rails", "rake",
@@ -100,10 +101,21 @@ def is_read_only(command: str) -> bool:
     if not words:
         return True
     program = words[0].rsplit("/", 1)[-1]
+    if program in _SHELL_KEYWORDS:  # a loop: read-only when every command in it is
+        body = [[w for w in segment if w not in _SHELL_KEYWORDS and not _ASSIGN_RE.match(w)]
+                for segment in shell.segments(command)[1:]]
+        return all(is_read_only(" ".join(words)) for words in body if words)
     if program == "git":
         sub = next((w for w in words[1:] if not w.startswith("-")), "")
         return sub in _GIT_READ_ONLY
+    if program == "gh" and words[1:2] == ["api"]:  # a GET unless told otherwise
+        return not any(w in ("-X", "--method", "-f", "-F", "--field", "--raw-field", "--input")
+                       or w.startswith(("-X", "--method=")) for w in words[2:])
     return program in _READ_ONLY
+
+
+_SHELL_KEYWORDS = frozenset({"for", "while", "until", "do", "done", "if", "then", "else", "fi"})
+_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def run_outcome(call: ToolCall) -> bool | None:
