@@ -1548,3 +1548,24 @@ def test_looking_things_up_in_a_loop_or_through_an_api_read_is_read_only(command
     from engram.capture.commands import is_read_only
 
     assert is_read_only(command) is read_only
+
+
+def test_after_a_refused_edit_the_next_change_keeps_the_reason_said_before_the_refusal():
+    session = (
+        Session().prompt("la liste saute et j'ai eu une page d'erreur en tapant vite")
+        .say("Deux problèmes distincts. Le scroll : `Virtualize` suppose une hauteur fixe, "
+             "donc les lignes longues font sauter la barre ; je passe à un `Paginator`. "
+             "L'exception : en Blazor Server, un `DbContext` injecté en Scoped vit aussi "
+             "longtemps que le circuit, donc deux frappes rapides partagent le même contexte. "
+             "Je rends la durée de vie du contexte plus courte, parce que sinon ça recommence.")
+        .tool("Edit", {"file_path": f"{CWD}/Program.cs", "old_string": "AddDbContext<AppDbContext>",
+                       "new_string": "AddDbContext<AppDbContext>(ServiceLifetime.Transient)"},
+              "The user doesn't want to proceed with this tool use. The tool use was rejected "
+              "(eg. if it was a file edit, the new_string was NOT written to the file). To tell "
+              "you how to proceed, the user said:\nnon, pas de Transient", error=True)
+        .say("D'accord, `IDbContextFactory` comme dans Facturation.")
+        .edit("Program.cs", "AddDbContext<AppDbContext>", "AddDbContextFactory<AppDbContext>")
+    )
+    decisions = found(session.extract(), "decision")
+    assert any("circuit" in d and "IDbContextFactory" in d and "Virtualize" not in d
+               for d in decisions), decisions

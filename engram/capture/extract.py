@@ -696,6 +696,11 @@ class Extractor:
                 continue
             texts, at = self.text_before(event.position, past_bookkeeping=True,
                                          past_reading=True)
+            refused = self.refused_just_before(event.position)
+            if refused is not None:  # "OK, the factory then": why a change was needed at
+                earlier, at = self.text_before(refused, past_bookkeeping=True,  # all is
+                                               past_reading=True)  # said before the refusal
+                texts = about_change(earlier, call) + texts
             passages.append((texts, at, event.position - len(texts), event.position))
         for proposal, turn in zip(turns, turns[1:], strict=False):
             closing = proposal.closing()
@@ -766,6 +771,18 @@ class Extractor:
                     "decision", shorten(item, MAX_REASON_CHARS), "wrap-up",
                     at=closing.at, files=[], importance=0.55, anchor=closing.position)))
         self._keep_best(candidates)
+
+    def refused_just_before(self, position: int) -> int | None:
+        """The position of an edit the user refused right before this one (only words in
+        between), or None."""
+        for event in reversed(self.events[:position]):
+            if event.kind == "text":
+                continue
+            call = event.tool
+            if call is not None and call.name in EDIT_TOOLS and call.rejected:
+                return event.position
+            return None
+        return None
 
     def _keep_best(self, candidates: list[tuple[int, Finding]]) -> None:
         best = sorted(candidates, key=lambda c: -c[0])[:MAX_DECISIONS]
@@ -1132,6 +1149,24 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
 
 
 _SCRATCH_RE = re.compile(r"^(/private)?(/var)?/tmp/|^/dev/shm/")
+
+
+_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+
+def about_change(texts: list[str], call: ToolCall) -> list[str]:
+    """The sentences of an explanation that speak of what this change writes (its
+    identifiers: "DbContext" for an edit adding AddDbContextFactory), when some do; all of
+    it otherwise. A reply that answers two problems explains each change in its own part."""
+    written = " ".join(str(call.input.get(key) or "") for key in ("new_string", "content"))
+    names = {w.lower() for w in _WORD_RE.findall(written)}
+    said = [s for text in texts for s in lexicon.sentences(text)]
+    if not names or len(said) < 2:
+        return texts
+    kept = [s for s in said if any(
+        name in names or any(name in n for n in names) for name in (
+            w.lower() for w in _WORD_RE.findall(s)))]
+    return [" ".join(kept)] if kept else texts
 
 
 def _takes_back(earlier: tuple[str, str, int], old: str, new: str) -> bool:
