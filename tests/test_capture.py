@@ -1569,3 +1569,12 @@ def test_after_a_refused_edit_the_next_change_keeps_the_reason_said_before_the_r
     decisions = found(session.extract(), "decision")
     assert any("circuit" in d and "IDbContextFactory" in d and "Virtualize" not in d
                for d in decisions), decisions
+
+
+def test_a_wrap_ups_checks_are_not_design_items_in_any_language():
+    from engram.capture.reading import design_items
+
+    wrap_up = ("- `ra_seats` utilise un `UPDATE` atomique au lieu d'un verrou\n"
+               "- PHPCS propre, rien de PHP 8, `ra_book` utilise seulement `check_ajax_referer`\n"
+               "- `go vet` sauber, nur `sync` aus der Standardbibliothek\n")
+    assert design_items(wrap_up) == ["`ra_seats` utilise un `UPDATE` atomique au lieu d'un verrou"]

@@ -181,7 +181,8 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
 _VERIFICATION_RE = re.compile(
     r"\b(tests?|passing|passed|passes|green|clean|commit(ted)?|pushed|lint|coverage|credo|"
     r"dialyzer|clippy|ruff|eslint|files? changed|closed|bead|pr|ci|"
-    r"verts?|grün|verdes?|тест\w*|зелён\w*)\b|测试|通过了|テスト|테스트", re.IGNORECASE)
+    r"verts?|grün|verdes?|тест\w*|зелён\w*|propres?|sauber|limpios?|limpos?|чист\w*)\b|"
+    r"测试|通过了|干净|テスト|クリーン|테스트", re.IGNORECASE)
 # How a thing is built now, in the languages of the rule cues: what it uses or goes
 # through, what it replaced, where it is kept ("passe par IDbContextFactory", "nutzt …").
 _DESIGN_RE = re.compile(
