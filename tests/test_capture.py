@@ -1578,3 +1578,17 @@ def test_a_wrap_ups_checks_are_not_design_items_in_any_language():
                "- PHPCS propre, rien de PHP 8, `ra_book` utilise seulement `check_ajax_referer`\n"
                "- `go vet` sauber, nur `sync` aus der Standardbibliothek\n")
     assert design_items(wrap_up) == ["`ra_seats` utilise un `UPDATE` atomique au lieu d'un verrou"]
+
+
+def test_an_approved_plans_reasoned_steps_and_argued_choices_are_decisions():
+    from engram.capture.reading import plan_decisions
+
+    plan = ("# Particionar `eventos` por mes\n\n"
+            "1. Migración goose `00042_eventos_particionada.sql` con `PARTITION BY RANGE`.\n"
+            "2. `shell.nix`는 삭제하지 않고 `flake-compat`으로 위임 (아직 nix-shell 쓰는 사람용)\n"
+            "3. Copia por lotes por rangos de `id`.\n\n"
+            "Sin DEFAULT: con una partición por defecto, añadir un mes obliga a escanear la "
+            "DEFAULT entera con bloqueo. Mejor fallar en el INSERT que eso.\n")
+    decided = [d for _, d in plan_decisions(plan)]
+    assert len(decided) == 2
+    assert "flake-compat" in decided[0] and decided[1].startswith("Sin DEFAULT")

@@ -249,7 +249,7 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\bn'est pas la bonne\b", r"\bno alcanza\b", r"\bnão basta\b", r"\bнедостаточно\b",
     r"不够", r"足りない",
     r"而不是", r"而非", r"改用", r"不采用", r"没有采用", r"採用せず", r"採用しない", r"見送",
-    r"ではなく", r"代わりに", r"より",
+    r"ではなく", r"代わりに", r"より", r"지 않고", r"대신",
     # a choice announced as one: "One choice to make: what to do with an unknown escape"
     r"\b(one|a|the|design|another) choice\b", r"\bchoice to make\b", r"\btrade-?off\b",
     r"\bentscheidung\b", r"\babwägung\b", r"\bun choix\b", r"\buna elección\b",

@@ -398,6 +398,14 @@ def plan_decisions(plan: str) -> list[tuple[str, str]]:
             continue
         found = _PLAN_LABEL_RE.match(re.sub(r"\*\*|__", "", raw).strip())
         if not found or not found.group("text").strip():
+            # A step that names the road not taken ("shell.nix는 삭제하지 않고 flake-compat으로
+            # 위임"), or a paragraph arguing a choice ("Sin DEFAULT: … Mejor fallar en el
+            # INSERT que eso."): the plan's reasoned choices.
+            line = re.sub(r"\*\*|__", "", item.group(1) if item else raw).strip()
+            labelled = not item and re.match(r"^[^:：]{2,40}[:：]\s", line)
+            if text_weight(line) >= 40 and (insight_score(line) >= 2 or (
+                    labelled and insight_score(line) >= 1)):
+                pairs.append(("", line))
             continue
         text = found.group("text").strip()
         if found.group("label").lower() in _SOLUTION_LABELS:
