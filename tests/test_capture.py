@@ -1592,3 +1592,12 @@ def test_an_approved_plans_reasoned_steps_and_argued_choices_are_decisions():
     decided = [d for _, d in plan_decisions(plan)]
     assert len(decided) == 2
     assert "flake-compat" in decided[0] and decided[1].startswith("Sin DEFAULT")
+
+
+def test_a_rule_in_a_short_message_keeps_what_the_person_says_after_it():
+    from engram.capture.reading import rules_in
+
+    said = ("não roda o consume assim, sem limite ele não termina nunca e fica preso aí. usa "
+            "--limit=1 ou --time-limit quando for testar na mão")
+    [(kind, rule)] = rules_in(said)
+    assert kind == "constraint" and "--limit=1" in rule and "sem limite" in rule

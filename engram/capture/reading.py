@@ -95,6 +95,9 @@ def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
                 "constraint")
             found.append((kind, shorten(" ".join(parts), MAX_RULE_CHARS)))
             continue
+        # A short message is one thought: a rule there keeps what follows it ("don't run
+        # consume like that, it never ends. use --limit when testing by hand").
+        short = len(parts) <= 3 and text_weight(paragraph) <= 240
         index = 0
         while index < len(parts):
             kind = kinds[index]
@@ -105,7 +108,8 @@ def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
             index += 1
             while index < len(parts) and len(" ".join(chunk)) < MAX_RULE_CHARS and (
                 kinds[index] is not None
-                or ((insight_score(parts[index]) > 0 or lexicon.CONSEQUENCE_RE.search(parts[index]))
+                or ((short or insight_score(parts[index]) > 0
+                     or lexicon.CONSEQUENCE_RE.search(parts[index]))
                     and not parts[index].endswith(("?", "？")))
             ):
                 chunk.append(parts[index])
