@@ -613,6 +613,8 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("我们要快点，不然来不及了", None),
     ("区别很大，你别的都不用改", None),
     ("good q, ask Priya, she owns the alerting rules", None),
+    ("profiler shows GC spikes every time the minigun fires, it's Instantiate/Destroy", None),
+    ("every time you touch the schema, bump DB_VERSION", "constraint"),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

@@ -21,7 +21,8 @@ def _words(*alternatives: str) -> str:
 # A rule for all future work: the strongest sign that a sentence is a rule, not a request.
 _LASTING = _words(
     r"\balways\b", r"\bnever\b", r"\bfrom now on\b", r"\bgoing forward\b", r"\bin (the )?future\b",
-    r"\bevery time\b", r"\bwhenever\b", r"\bin this (repo|repository|project|codebase|team)\b",
+    r"\bevery time (you|we|someone|anyone|anybody|somebody|a |an )", r"\bwhenever (you|we)\b",
+    r"\bin this (repo|repository|project|codebase|team)\b",
     r"\bin our (repo|codebase|project|team)\b", r"\bby default\b", r"\bas a rule\b",
     r"\bat all times\b", r"\bno matter what\b", r"\bon purpose\b", r"\bdeliberately\b",
     r"\bby design\b", r"\bintentionally\b",
