@@ -615,6 +615,9 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("good q, ask Priya, she owns the alerting rules", None),
     ("profiler shows GC spikes every time the minigun fires, it's Instantiate/Destroy", None),
     ("every time you touch the schema, bump DB_VERSION", "constraint"),
+    ("新しく書くテストは munit にしてね、ScalaTest は段々なくしていく方針なので。", "constraint"),
+    ("いずれ外すべきか気になってる", None),
+    ("I wonder whether we should drop generic-extras at some point", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -1603,3 +1606,18 @@ def test_a_rule_in_a_short_message_keeps_what_the_person_says_after_it():
             "--limit=1 ou --time-limit quando for testar na mão")
     [(kind, rule)] = rules_in(said)
     assert kind == "constraint" and "--limit=1" in rule and "sem limite" in rule
+
+
+def test_wondering_aloud_answered_with_a_choice_to_make_first_is_an_open_question():
+    session = (
+        Session().prompt("circe の auto 導出が遅い、なんとかして")
+        .edit("api/src/main/scala/shop/api/model/Order.scala")
+        .bash("sbt api/test", "[info] Passed: Total 412, Failed 0, Errors 0, Passed 412")
+        .say("完了です。")
+        .prompt("generic-extras ってもうメンテされてないんだっけ？いずれ外すべきか気になってる")
+        .say("generic-extras は実質メンテナンスされていません。外すなら forProduct か別"
+             "ライブラリですが、どちらにするかは決めてから別タスクにするのがいいと思います。")
+    )
+    extraction = session.extract()
+    [question] = found(extraction, "open_question")
+    assert "generic-extras" in question and not found(extraction, "constraint")

@@ -911,7 +911,8 @@ class Extractor:
             if prompt is None or prompt.kind != "prompt" or turn.edited:
                 continue
             answer = next((e for e in reversed(turn.events) if e.kind == "text"), None)
-            asked = [s for s in lexicon.sentences(prompt.text) if s.endswith(("?", "？"))]
+            asked = [s for s in lexicon.sentences(prompt.text)
+                     if s.endswith(("?", "？")) or lexicon.WONDER_RE.search(s)]
             if asked and answer is not None and (
                 lexicon.UNDECIDED_RE.search(answer.text) or lexicon.UNCERTAIN_RE.search(answer.text)
             ):

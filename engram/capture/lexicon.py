@@ -160,7 +160,7 @@ EMPHASIS_RE = re.compile(
     r"没(得|有)商量|不容商量|譲れない|\b(security|company|team|our|house) polic(y|ies)\b|"
     r"\bpolítica (de seguridad|de segurança|da empresa|de la empresa)\b|"
     r"\bpolitique (de sécurité|de l'entreprise|maison)\b|\b(sicherheits|firmen)richtlinie|"
-    r"политика безопасности|安全(策略|政策)|セキュリティポリシー",
+    r"политика безопасности|安全(策略|政策)|セキュリティポリシー|方針|方针|방침",
     re.IGNORECASE,
 )
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
@@ -362,6 +362,8 @@ UNDECIDED_RE = re.compile(_words(
     r"nichts davon eingebaut", r"à vous de (voir|décider)", r"à décider", r"en équipe",
     r"decidir (en|con el) equipo", r"decidan", r"a decidir", r"decidir com o time",
     r"vocês decidem", r"由你们决定", r"团队决定", r"待定", r"チームで(決め|判断)", r"ご判断",
+    r"決めてから", r"決める必要", r"先(要)?决定", r"\bdecide (that )?first\b", r"erst entscheiden",
+    r"décider d'abord", r"decidir primero", r"decidir primeiro", r"сначала решить",
 ), re.IGNORECASE)
 # A question handed to someone who can answer it: "ask Priya", "问问小王", "lo tiene que decir
 # legal", "faudra demander à Claire" — open until they do.
@@ -380,6 +382,16 @@ HANDOFF_RE = re.compile(_words(
     r"问问", r"问一下", r"得问", r"要问", r"去问", r"由\S{1,8}决定", r"\S{1,6}说了算",
     r"に聞(いて|く|かない)", r"に確認(して|する|しない)", r"に相談", r"が決める",
     r"에게 물어", r"한테 물어",
+), re.IGNORECASE)
+# Wondering aloud: a question, however it ends ("いずれ外すべきか気になってる", "I wonder
+# whether we should drop it") — never a rule, though it says "should".
+WONDER_RE = re.compile(_words(
+    r"\bi (wonder|was wondering|am wondering|'m wondering) (if|whether|why|how)\b",
+    r"\bwondering (if|whether)\b", r"\bich frage mich,? ob\b", r"\bje me demande si\b",
+    r"\bme pregunto si\b", r"\bme pergunto se\b", r"\bmi chiedo se\b",
+    r"\bинтересно,? (стоит|нужно|надо|ли)",
+    r"我在想", r"不知道(要不要|该不该|是否)", r"気になって", r"気になる", r"べきか(な|どうか)",
+    r"할지 궁금",
 ), re.IGNORECASE)
 # The person saying what they have not done yet: "I haven't put the index on prod yet".
 USER_NOT_YET_RE = re.compile(_words(

@@ -56,8 +56,8 @@ def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
         return None
     if lexicon.SELF_REPORT_RE.search(text):
         return None  # "I never call Deno.env anywhere" tells what they did, asks nothing
-    if lexicon.HANDOFF_RE.search(text):
-        return None  # "ask Priya, she owns the alerting rules": a question handed on
+    if lexicon.HANDOFF_RE.search(text) or lexicon.WONDER_RE.search(text):
+        return None  # "ask Priya, she owns …", "I wonder whether we should": questions
     lasting = bool(lexicon.LASTING_RE.search(text)) or bool(
         lexicon.RULE_SUBJECT_RE.search(text) and lexicon.SCHEDULE_RE.search(text))
     if lexicon.NOT_A_RULE_RE.search(text) and not lasting:
