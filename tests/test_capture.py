@@ -1621,3 +1621,13 @@ def test_wondering_aloud_answered_with_a_choice_to_make_first_is_an_open_questio
     extraction = session.extract()
     [question] = found(extraction, "open_question")
     assert "generic-extras" in question and not found(extraction, "constraint")
+
+
+@pytest.mark.parametrize("wrap_up, kind, words", [
+    ("Fatto, `./mvnw verify` verde.\n\nLa nota di credito collegata non c'è: aspetta il modulo "
+     "di Paolo.", "todo", "Paolo"),
+])
+def test_work_waiting_on_someone_elses_part_is_left_open(wrap_up, kind, words):
+    from engram.capture.reading import open_items
+
+    assert any(k == kind and words in item for k, item in open_items(wrap_up))

@@ -362,7 +362,11 @@ UNDECIDED_RE = re.compile(_words(
     r"nichts davon eingebaut", r"à vous de (voir|décider)", r"à décider", r"en équipe",
     r"decidir (en|con el) equipo", r"decidan", r"a decidir", r"decidir com o time",
     r"vocês decidem", r"由你们决定", r"团队决定", r"待定", r"チームで(決め|判断)", r"ご判断",
-    r"決めてから", r"決める必要", r"先(要)?决定", r"\bdecide (that )?first\b", r"erst entscheiden",
+    r"決めてから", r"決める必要", r"\bteamfrage\b", r"\b(a )?team question\b",
+    r"\bquestion for the team\b", r"nichts davon geändert", r"question d'équipe",
+    r"pregunta para el equipo", r"pergunta para o time", r"вопрос для команды",
+    r"questione di squadra", r"团队的?问题", r"チームの判断", r"先(要)?决定",
+    r"\bdecide (that )?first\b", r"erst entscheiden",
     r"décider d'abord", r"decidir primero", r"decidir primeiro", r"сначала решить",
 ), re.IGNORECASE)
 # A question handed to someone who can answer it: "ask Priya", "问问小王", "lo tiene que decir
@@ -624,7 +628,7 @@ STILL_OPEN_RE = re.compile(_words(
     r"\bnot (yet )?(started|begun)\b", r"не начат", r"nicht (begonnen|angefangen)",
     r"pas (encore )?commencé", r"sin empezar", r"no (he )?empezad", r"não (foi )?começad",
     r"未开始", r"还没开始", r"未着手",
-    r"en attente", r"wartet auf", r"ожида", r"esperando",
+    r"en attente", r"wartet auf", r"ожида", r"esperando", r"\baspetta\b", r"in attesa",
     r"ещё не", r"еще не", r"осталось", r"потом", r"позже", r"noch nicht", r"später", r"offen",
     r"pas encore", r"plus tard", r"reste à", r"todavía no", r"aún no", r"más tarde", r"pendiente",
     r"ainda não", r"mais tarde", r"pendente", r"还没", r"尚未", r"以后再", r"待(办|处理|定|修)",
