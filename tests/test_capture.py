@@ -1631,3 +1631,18 @@ def test_work_waiting_on_someone_elses_part_is_left_open(wrap_up, kind, words):
     from engram.capture.reading import open_items
 
     assert any(k == kind and words in item for k, item in open_items(wrap_up))
+
+
+def test_a_users_question_answered_as_a_team_question_stays_open():
+    session = (
+        Session().prompt("Die Detail-Route wirft DetachedInstanceError, fix das bitte")
+        .edit("app/api/bestellungen.py")
+        .bash("pytest -q tests/api", "12 passed in 0.8s")
+        .say("Behoben.")
+        .prompt("Sollten wir lazy='raise_on_sql' überall setzen?")
+        .say("Das würde diese Fehlerklasse früh zeigen, aber 14 Relationships verlassen sich "
+             "bewusst auf Lazy Loading. Ob euch das den Aufwand wert ist, ist eine Teamfrage – "
+             "ich habe nichts davon geändert.")
+    )
+    [question] = found(session.extract(), "open_question")
+    assert "raise_on_sql" in question
