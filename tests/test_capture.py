@@ -1646,3 +1646,30 @@ def test_a_users_question_answered_as_a_team_question_stays_open():
     )
     [question] = found(session.extract(), "open_question")
     assert "raise_on_sql" in question
+
+
+def test_a_log_pasted_without_fences_states_no_rule():
+    from engram.capture.reading import rules_in
+
+    prompt = ("the whole node died last night, logs below.\n\n=CRASH REPORT==== 9-Jun-2026 ===\n"
+              "  crasher:\n    exception error: no match of right hand side value {error,x}\n"
+              "\nfyi prod is OTP 25, so no OTP 26 stuff\n  - never bump deps here\n")
+    rules = [rule for _, rule in rules_in(prompt)]
+    assert not any("right hand side" in r for r in rules)
+    assert any("OTP 25" in r for r in rules) and any("bump deps" in r for r in rules)
+
+
+def test_a_format_step_before_a_format_check_is_no_bug_and_the_error_is_what_would_change():
+    from engram.capture.failures import error_line
+
+    assert error_line("All checks passed!\nWould reformat: tests/test_sender.py\n1 file would be"
+                      " reformatted") == "Would reformat: tests/test_sender.py"
+    session = (
+        Session().prompt("add retries to the sender")
+        .edit("app/sender.py")
+        .bash("ruff check app && ruff format --check app",
+              "All checks passed!\nWould reformat: app/sender.py", failed=True)
+        .bash("ruff format app/sender.py && ruff check app && ruff format --check app",
+              "1 file reformatted\nAll checks passed!")
+    )
+    assert found(session.extract(), "bug_note") == []

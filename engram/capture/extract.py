@@ -982,7 +982,11 @@ def prepared(failed: str, passed: str) -> bool:
         return False
     steps = after[:-len(before)]
     return any(step[0] not in ("cd", "pushd") and not is_read_only(" ".join(step))
-               for step in steps)
+               and not _FORMATTING_RE.search(" ".join(step)) for step in steps)
+
+
+# Reformatting the code before a format check: tidying, not a problem worth remembering.
+_FORMATTING_RE = re.compile(r"\b(format|fmt|prettier|black|isort|gofmt|rustfmt|--fix)\b")
 
 
 def open_tasks(calls: list[ToolCall]) -> list[tuple[str, str | None]]:

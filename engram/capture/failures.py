@@ -53,7 +53,7 @@ _PATTERNS: list[re.Pattern[str]] = [
 ]
 _NOISE_RE = re.compile(
     r"^(?:exit code \d+|error: exit code|=+|-+|\s*\d+ (?:passed|failed|errors?)\b.*|[.FEsx]+"
-    r"|test result: FAILED.*|.*\bfailed=0\b.*"
+    r"|test result: FAILED.*|.*\bfailed=0\b.*|all checks passed!?|no (?:issues|problems) found\.?"
     r"(?:\s+\[\s*\d+%\])?)$",
     re.IGNORECASE,
 )

@@ -85,6 +85,7 @@ def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
     its sentences is a rule, all of it is kept as one.
     """
     prose = re.sub(r"```.*?(```|\Z)", "\n\n", text, flags=re.DOTALL)  # pasted output aside
+    prose = "\n".join(line for line in prose.splitlines() if not _LOG_LINE_RE.match(line))
     long_prompt = len(prose) > LONG_PROMPT_CHARS
     found: list[tuple[str, str]] = []
     for paragraph in re.split(r"\n\s*\n", prose):
@@ -116,6 +117,13 @@ def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
                 index += 1
             found.append((kind, shorten(" ".join(chunk), MAX_RULE_CHARS)))
     return found
+
+
+# A line of a log pasted without fences: indented output (not an indented list item), a
+# report banner, a timestamp, a stack frame. Nobody states a rule in one.
+_LOG_LINE_RE = re.compile(
+    r"^(\s{2,}|\t)(?![-*•]|\d+[.)]\s)\S|^\s*(=[A-Z]|\[\d|\d{4}-\d\d-\d\d[ T]\d|\d\d:\d\d:\d\d|"
+    r"at [\w.$]+\(|File \")")
 
 
 def reasoning(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[str, int]:
