@@ -1524,6 +1524,8 @@ def test_a_change_taken_back_with_the_lines_around_it_or_by_a_multi_edit_is_a_re
         ("Edit", {"file_path": f"{CWD}/app/importer.py",
                   "old_string": f"    # cached\n    {cached}\n",
                   "new_string": "rows = parse(path)"}),
+        ("Edit", {"file_path": f"{CWD}/app/importer.py", "old_string": f"{cached}  ",
+                  "new_string": "rows = parse(path)\n"}),
         ("MultiEdit", {"file_path": f"{CWD}/app/importer.py", "edits": [
             {"old_string": "import functools\n", "new_string": ""},
             {"old_string": cached, "new_string": "rows = parse(path)"}]}),

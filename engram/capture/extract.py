@@ -1178,8 +1178,9 @@ def _takes_back(earlier: tuple[str, str, int], old: str, new: str) -> bool:
     """Whether an edit (old → new) undoes an earlier one: it puts back what that one
     replaced, taking out what it wrote (whole, or with the lines around it)."""
     before, after, _ = earlier
+    before, after, old, new = (" ".join(t.split()) for t in (before, after, old, new))
     return new == before and old != new and (old == after or (
-        len(after.strip()) >= 8 and after in old))
+        len(after) >= 8 and after in old))
 
 
 def _on_scratch(command: str, cwd: str | None) -> bool:
