@@ -102,6 +102,8 @@ def build() -> Session:
     if (entregas > MAX_ENTREGAS) {''')
     s.edit("src/consumer.ts", '''const GROUP = "facturacion";''', '''const GROUP = process.env.STREAM_GROUP ?? "facturacion";''')
     s.edit("src/reclaim.ts", '''const GROUP = "facturacion";''', '''const GROUP = process.env.STREAM_GROUP ?? "facturacion";''')
+    s.edit("src/consumer.ts", '''import { procesarPedido } from "./pedidos";''', '''import { procesarPedido } from "./pedidos";
+import { MIN_IDLE_MS, reclamarPendientes } from "./reclaim";''')
     s.edit("src/consumer.ts", '''  for (;;) {
     const res = await''', '''  let ultimoReclamo = 0;
   for (;;) {
