@@ -53,7 +53,11 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        # the fourth batch, alternate ones by name, opened on 2026-11-28
                        "clojure-keyset-zh", "erlang-smtp-backoff-compact-en",
                        "kafka-streams-rebalance-explain-pt", "pg-particiones-plan-es",
-                       "wordpress-ateliers-fr"})
+                       "wordpress-ateliers-fr",
+                       # the fifth batch, alternate ones by name, opened on 2026-11-28
+                       "bevy-tunnelling-subagent-fr", "ktor-idempotency-compact-en",
+                       "nomad-periodic-pl", "redis-streams-pendientes-es",
+                       "zephyr-ble-power-zh"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",

@@ -510,6 +510,7 @@ def test_a_background_run_still_running_has_no_verdict():
     ('goose -dir migrations postgres "$DATABASE_URL" up', "run"),
     ("goose -dir migrations status", None),
     ("busted spec", "test"),
+    ("west build -b nrf52840dk_nrf52840 -p -- -DEXTRA_CONF_FILE=prj_release.conf", "build"),
     ("proverb", None),
 ])
 def test_toolchains_nobody_listed_are_still_recognised_as_recipes(command, kind):
@@ -618,6 +619,12 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("新しく書くテストは munit にしてね、ScalaTest は段々なくしていく方針なので。", "constraint"),
     ("いずれ外すべきか気になってる", None),
     ("I wonder whether we should drop generic-extras at some point", None),
+    ("lance pas le jeu depuis ici, ça m'ouvre une fenêtre plein écran en plein call", "constraint"),
+    ("Żadnych cronów na maszynach, wszystko periodic w Nomadzie.", "constraint"),
+    ("na proda nic ręcznie, wszystko idzie przez pipeline po merge'u do main", "constraint"),
+    ("cleanup I'll hang on the housekeeping worker tomorrow, NOT a new cron", "constraint"),
+    ("this is not a bug in the parser at all", None),
+    ("release 里不用 UART，日志只走 RTT。", "constraint"),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -1675,3 +1682,37 @@ def test_a_format_step_before_a_format_check_is_no_bug_and_the_error_is_what_wou
               "1 file reformatted\nAll checks passed!")
     )
     assert found(session.extract(), "bug_note") == []
+
+
+@pytest.mark.parametrize("answer, kind", [
+    ("2 秒。App 那边连得慢一点无所谓，电池优先", "decision"),
+    ("1 s, and from now on every advertising change goes through Lin first", "constraint"),
+])
+def test_a_value_picked_with_its_reason_decides_and_a_lasting_answer_is_a_rule(answer, kind):
+    question = "广播间隔用多少？"
+    session = (
+        Session().prompt("板子空闲 1.8 mA，目标 30 µA 以内")
+        .tool("AskUserQuestion", {"questions": [{"question": question, "header": "广播间隔",
+                                                 "multiSelect": False,
+                                                 "options": [{"label": "500 ms"},
+                                                             {"label": "1 s"}]}]},
+              {"questions": [], "answers": {question: answer}},
+              content=f'User has answered your questions: "{question}"="{answer}".')
+        .edit("src/main.c")
+    )
+    extraction = session.extract()
+    assert any(answer in f.content for f in extraction.findings if f.type == kind)
+
+
+def test_a_command_the_tool_does_not_know_is_a_road_that_does_not_exist():
+    session = (
+        Session().prompt("pending messages of dead pods are never processed")
+        .bash("redis-cli -u $REDIS XAUTOCLAIM pedidos:eventos facturacion probe 60000 0-0",
+              "(error) ERR unknown command 'XAUTOCLAIM', with args beginning with: 'pedidos'",
+              failed=True)
+        .bash("redis-cli -u $REDIS INFO server | grep redis_version", "redis_version:6.0.5")
+        .say("Staging corre Redis 6.0.5 y `XAUTOCLAIM` llegó en 6.2. Lo hago con XPENDING.")
+        .edit("src/reclaim.ts")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "unknown command 'XAUTOCLAIM'" in attempt and "6.2" in attempt

@@ -318,6 +318,31 @@ class Extractor:
         if self._variant(failed[0].command or "", call.command or ""):
             self.route(failed[0], failed[1], call)
 
+    def unavailable(self) -> None:
+        """A command the tool itself refused ("ERR unknown command 'XAUTOCLAIM'", "unrecognized
+        option") and never made to pass: a road that does not exist here — a failed attempt
+        with what the assistant made of it ("XAUTOCLAIM came in 6.2, staging runs 6.0.5")."""
+        for index, event in enumerate(self.events):
+            call = event.tool
+            if call is None or call.name != "Bash" or run_outcome(call) is not False:
+                continue
+            error = error_line(call.output)
+            if not _UNAVAILABLE_RE.search(error) or any(
+                f.problem == error for f in self.findings
+            ):
+                continue
+            key = family(call.command or "")
+            if any(e.tool is not None and e.tool.name == "Bash" and family(
+                    e.tool.command or "") == key and run_outcome(e.tool) is True
+                   and e.tool.command == call.command for e in self.events[index + 1:]):
+                continue  # it ran in the end: a hiccup, not a missing road
+            after = [e.text for e in self.events[index + 1:index + 5] if e.kind == "text"][:1]
+            why = first_sentences(after[0], 240) if after else ""
+            command = display_command(call.command or "", self.cwd)
+            content = f"`{command}` failed: {error}" + (f" — {why}" if why else "")
+            self.add(Finding("failed_attempt", content, "unavailable", at=call.at,
+                             problem=error, importance=0.5, anchor=event.position))
+
     def did_not_help(self, failing: ToolCall, again: ToolCall, error: str) -> None:
         """A change made after a failure that left the same error: the first thing tried."""
         texts = self.texts_between(failing.position, again.position)
@@ -849,7 +874,11 @@ class Extractor:
                 if not answer.strip():
                     continue
                 stated = rules_in(answer, whole=True)
-                if stated and len(answer) >= 20:
+                # a value picked with its reason ("2 秒。电池优先") decides this question; a
+                # rule states what holds from now on
+                lasting = lexicon.LASTING_RE.search(answer) or lexicon.OBLIGATION_RE.search(
+                    answer) or lexicon.PROHIBITION_RE.search(answer)
+                if stated and len(answer) >= 20 and lasting:
                     kind, rule = stated[0]
                     self.add(Finding(kind, rule, "answer", at=call.at, importance=0.7))
                     continue
@@ -983,6 +1012,15 @@ def prepared(failed: str, passed: str) -> bool:
     steps = after[:-len(before)]
     return any(step[0] not in ("cd", "pushd") and not is_read_only(" ".join(step))
                and not _FORMATTING_RE.search(" ".join(step)) for step in steps)
+
+
+# A tool refusing what it was asked for, as not existing in this version or setup.
+_UNAVAILABLE_RE = re.compile(
+    r"\bunknown (command|subcommand|option|flag|function|directive)\b|\bunrecognized "
+    r"(option|argument|command|arguments)\b|\bno such (command|option|subcommand|function)\b|"
+    r"\b(is not|isn't) (a )?(known|supported|valid) (command|option)\b|\bnot supported\b|"
+    r"\binvalid choice\b|\bcommand not found\b|\bunknown (argument|attribute)\b",
+    re.IGNORECASE)
 
 
 # Reformatting the code before a format check: tidying, not a problem worth remembering.
@@ -1124,6 +1162,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.not_working(turns)
     extractor.corrections(turns)
     extractor.abandoned()
+    extractor.unavailable()
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()

@@ -22,6 +22,7 @@ def _words(*alternatives: str) -> str:
 _LASTING = _words(
     r"\balways\b", r"\bnever\b", r"\bfrom now on\b", r"\bgoing forward\b", r"\bin (the )?future\b",
     r"\bevery time (you|we|someone|anyone|anybody|somebody|a |an )", r"\bwhenever (you|we)\b",
+    r"\bza każdym razem,? (jak|gdy) (ktoś|ktos|dodajemy)",
     r"\bin this (repo|repository|project|codebase|team)\b",
     r"\bin our (repo|codebase|project|team)\b", r"\bby default\b", r"\bas a rule\b",
     r"\bat all times\b", r"\bno matter what\b", r"\bon purpose\b", r"\bdeliberately\b",
@@ -86,7 +87,14 @@ _OBLIGATION = _words(
     r"\bhängen\b.{0,60}\bfest\b", r"\bnichts (aus|von) \S+", r"\bnothing from \S+",
     r"\bnicht ohne\b", r"\bpas sans\b", r"\bno sin\b",
     r"\bnão sem\b", r"\bне без\b", r"\bnon senza\b", r"\bnever\b",
-    r"\bbloqué(e|s)? (en|sur|à)\b", r"\b(está|estamos|están) (atascad|atad)\w* (a|en)\b",
+    r"\bbloqué(e|s)? (en|sur|à)\b", r"(^|[.;:]\s*)ne pas (?!oublier|hésiter|s'inquiéter)\w+",
+    r"(?-i:\bNOT an? (new )?\w+)", r"(^|[.;,]\s*)(touche|lance|fais|mets|change|supprime|pousse|"
+    r"commite|ajoute|utilise|installe|modifie)s? pas\b",
+    # nothing by hand: "na prod nic ręcznie", "nada a mano en prod"
+    r"\bnothing (by hand|manually)\b", r"\bnic ręcznie\b", r"\bnada a mano\b",
+    r"\brien à la main\b", r"\bnichts (von hand|manuell)\b", r"\bnada na mão\b",
+    r"ничего (руками|вручную)", r"不要手动", r"手動で(は)?(何も)?しない",
+    r"\b(está|estamos|están) (atascad|atad)\w* (a|en)\b",
     r"\bpres[oa]s? (a|em|no|na)\b",
     r"\bpin(ned)? (it |\S+ )?(to|at)\b",
     # a budget stated as acceptable: "15 minutes stale is fine", "bis 200 ms reicht"
@@ -131,7 +139,7 @@ _OBLIGATION = _words(
     r"\binsists?\b", r"\binsisting\b", r"настаива", r"bestehen? darauf", r"\binsist(e|ent|en)\b",
     # zh / ja
     r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装|拼|写|搞|跑|开|建)", r"用不了",
-    r"不能(用|上|引入)", r"(我们|这里|项目里|团队)不用",
+    r"不能(用|上|引入)", r"(我们|这里|项目里|团队)不用", r"不用\s?[A-Z][A-Za-z]+", r"只走",
     r"要[^，。；]{0,20}[A-Za-z`][^，。；]{0,20}[，,]\s?(不然|否则)",
     r"不得", r"禁止", r"必须", r"务必", r"一定要",
     r"只用", r"只能", r"不准", r"不许", r"不让", r"不能用", r"不可以",
@@ -167,7 +175,7 @@ EMPHASIS_RE = re.compile(
 PROHIBITION_RE = re.compile(
     r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
     r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому)\s+)"
-    r"(no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)"
+    r"(żadnych|żadnego|żadnej|no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)"
     r"\s+[`'\"«“@.-]?\w+|"
     r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",

@@ -85,6 +85,9 @@ _VERIFIABLE = [
     r"(rebar3\s+(eunit|ct|xref|dialyzer|compile|proper|check|fmt|lint)|(bin/)?kaocha|"
     r"(clojure|clj)\s+-[MXT]:\S+|lein\s+\S+|busted|luacheck|prove|Rscript|R\s+CMD\s+check|"
     r"julia\s+--project\S*|pest|ava|elixir\s+\S+\.exs)\b",
+    # embedded toolchains: Zephyr's west, ESP-IDF, PlatformIO
+    r"(west\s+(build|flash|twister)|idf\.py\s+(build|flash)|pio\s+(run|test)|platformio\s+"
+    r"(run|test))\b",
     # schema migrations, applied with the project's tool
     r"(goose|dbmate|flyway|liquibase|sqitch|atlas\s+migrate|diesel\s+migration|"
     r"sqlx\s+migrate|prisma\s+migrate|knex\s+migrate|(bin/)?rails\s+db:|(bundle\s+exec\s+)?"
