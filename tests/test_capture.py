@@ -1716,3 +1716,29 @@ def test_a_command_the_tool_does_not_know_is_a_road_that_does_not_exist():
     )
     [attempt] = found(session.extract(), "failed_attempt")
     assert "unknown command 'XAUTOCLAIM'" in attempt and "6.2" in attempt
+
+
+def test_a_background_build_that_ended_well_is_verified_once_its_task_says_so(tmp_path, mem):
+    output = "/tmp/claude-1000/-home-dev-shop/tasks/b0eb87c.output"
+    command = "west build -b nrf52840dk_nrf52840 -p -- -DEXTRA_CONF_FILE=prj_release.conf"
+    session = (
+        Session().prompt("the board idles at 1.8 mA, get it under 30 µA")
+        .edit("prj_release.conf")
+        .tool("Bash", {"command": command, "run_in_background": True},
+              {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
+               "backgroundTaskId": "b0eb87c"},
+              content=f"Command running in background with ID: b0eb87c. Output is being "
+                      f"written to: {output}")
+        .prompt("<task-notification>\n<task-id>b0eb87c</task-id>\n<output-file>"
+                f"{output}</output-file>\n<status>completed</status>\n<summary>Background "
+                "command \"release build\" completed (exit code 0)</summary>\n"
+                "</task-notification>")
+        .say("The release build passes.")
+    )
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    capture(mem, str(path), project="fw", cwd=CWD, state=state)
+    capture(mem, str(path), project="fw", cwd=CWD, state=state)  # the next Stop: once
+    [recipe] = mem.list(types=["verified_command"])
+    assert recipe.meta["command"] == command and recipe.project == "fw"
+    assert recipe.access_count == 0  # saved once, not counted as run twice

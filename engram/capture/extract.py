@@ -134,6 +134,9 @@ class Extraction:
     files: list[str]
     started_at: str | None
     empty: bool
+    # commands run in the background whose task ended well: verified once the transcript
+    # says so, since PostToolUse saw them only start
+    settled: list[ToolCall] = field(default_factory=list)
 
 
 
@@ -1189,7 +1192,10 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.todos(turns)
     findings = _unique(extractor.findings)
     started = next((e.at for e in session.events if e.at), None)
-    return Extraction(findings, _summary(extractor, turns, files), files, started, False)
+    settled = [c for c in session.tools if c.name == "Bash" and c.input.get("run_in_background")
+               and run_outcome(c) is True]
+    return Extraction(findings, _summary(extractor, turns, files), files, started, False,
+                      settled)
 
 
 _SCRATCH_RE = re.compile(r"^(/private)?(/var)?/tmp/|^/dev/shm/")

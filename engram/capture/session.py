@@ -176,8 +176,27 @@ def capture(
                 call.interrupted = bool(seen.get("interrupt"))
                 call.output = str(seen.get("error") or "")
     extraction = extract(session, cwd)
-    return apply(
-        service, extraction, project=project,
-        session_id=session_id or session.session_id, state=state if state is not None else {},
-        rewrite=rewrite,
-    )
+    state = state if state is not None else {}
+    session_id = session_id or session.session_id
+    result = apply(service, extraction, project=project, session_id=session_id, state=state,
+                   rewrite=rewrite)
+    _verify_settled(service, extraction, project=project, session_id=session_id, cwd=cwd,
+                    state=state)
+    return result
+
+
+def _verify_settled(service: Any, extraction: Extraction, *, project: str | None,
+                    session_id: str | None, cwd: str | None, state: dict[str, Any]) -> None:
+    """Background commands whose task ended well go through the PostToolUse rule for a
+    verified command (engram/hooks/capture.py), once each, now that their verdict is known."""
+    from ..hooks.capture import verified_command
+
+    done: list[str] = state.setdefault("settled", [])
+    for call in extraction.settled:
+        if call.id in done or len(done) >= MAX_KEYS:
+            continue
+        done.append(call.id)
+        tool_input = {k: v for k, v in call.input.items() if k != "run_in_background"}
+        verified_command(service, {"tool_input": tool_input, "cwd": cwd,
+                                   "tool_response": {"stdout": call.output},
+                                   "session_id": session_id}, project)
