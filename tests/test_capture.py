@@ -1742,3 +1742,43 @@ def test_a_background_build_that_ended_well_is_verified_once_its_task_says_so(tm
     [recipe] = mem.list(types=["verified_command"])
     assert recipe.meta["command"] == command and recipe.project == "fw"
     assert recipe.access_count == 0  # saved once, not counted as run twice
+
+
+def test_a_wrap_up_after_a_background_tasks_notification_still_leaves_its_items_open():
+    output = "/tmp/claude-1000/-home-lin-fw/tasks/b64.output"
+    session = (
+        Session().prompt("get the idle current under 30 µA")
+        .edit("prj_release.conf")
+        .tool("Bash", {"command": "west build -b nrf52840dk_nrf52840 -p", "run_in_background":
+                       True}, {"stdout": "", "stderr": "", "backgroundTaskId": "b64"},
+              content=f"Command running in background with ID: b64. Output is being written "
+                      f"to: {output}")
+        .prompt("<task-notification>\n<task-id>b64</task-id>\n<output-file>"
+                f"{output}</output-file>\n<status>completed</status>\n<summary>Background "
+                "command \"build\" completed (exit code 0)</summary>\n</task-notification>")
+        .bash(f"tail -3 {output}", "Memory region Used Size")
+        .say("release 构建通过。改动：\n- UART 全关，日志走 RTT。\n- 广播间隔 2 s。\n\n"
+             "还有一点不确定：release 里要不要保留 BLE 上的 SMP/DFU？它会多一个 GATT 服务。")
+    )
+    [question] = found(session.extract(), "open_question")
+    assert "SMP/DFU" in question
+
+
+def test_an_open_item_told_more_fully_later_stays_open(tmp_path, store_path):
+    """The fuller wording merges into the memory of the first (the bundled model finds
+    them near-duplicates); that memory is the item still open, not one to archive."""
+    session = (
+        Session().prompt("板子空闲 1.8 mA，目标 30 µA 以内")
+        .edit("prj_release.conf")
+        .bash("west twister -T tests/sensor_fmt -p native_posix", "1 of 1 test passed")
+        .say("release 构建通过，单元测试通过。\n\n还有一点不确定：release 里要不要保留 BLE 上的 "
+             "SMP/DFU？它会多一个 GATT 服务，但不影响空闲电流。")
+    )
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    with engram.open(store_path, embedder="bundled") as mem:
+        capture(mem, str(path), project="fw", cwd=CWD, state=state)
+        session.prompt("DFU 问老周").say("好。")
+        capture(mem, str(session.write(path)), project="fw", cwd=CWD, state=state)
+        [question] = mem.list(types=["open_question"])
+        assert "SMP/DFU" in question.content

@@ -991,7 +991,7 @@ class Extractor:
             if prompt is None or prompt.kind != "prompt":
                 continue
             items += [("todo", s, prompt.at) for s in lexicon.sentences(prompt.text)
-                      if lexicon.DEFER_RE.search(s) and len(s) >= 15]
+                      if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15]
         seen: set[str] = set()
         for kind, text, at in items[:MAX_TODOS]:
             if normalized(text) in seen or len(text) < 8:
@@ -1119,9 +1119,13 @@ class _Turn:
 
 
 def turns_of(session: Session) -> list[_Turn]:
+    """The session cut at each prompt; a background task's notification that arrives while
+    the work is still going (the turn's last event is a tool call, nothing said after it)
+    is part of that work, so the words that end it are the turn's wrap-up."""
     turns: list[_Turn] = [_Turn(None)]
     for event in session.events:
-        if event.kind in ("prompt", "notification"):
+        busy = bool(turns[-1].events) and turns[-1].events[-1].kind == "tool"
+        if event.kind == "prompt" or (event.kind == "notification" and not busy):
             turns.append(_Turn(event))
         else:
             turns[-1].events.append(event)

@@ -391,7 +391,8 @@ HANDOFF_RE = re.compile(_words(
     r"\bperguntar (a|ao|à|pro|pra)\b", r"\bpergunta (a|ao|à|pro|pra)\b", r"\bver com (o|a)\b",
     r"\bquem decide\b", r"\bchiedere a\b", r"\bchiedi a\b", r"\bdecide \w+\b(?= e| \.)",
     r"\bспрос(и|ить|им|ите|ю)\b", r"\bуточн(ю|ить|и|им) у\b", r"\bрешает \w+",
-    r"问问", r"问一下", r"得问", r"要问", r"去问", r"由\S{1,8}决定", r"\S{1,6}说了算",
+    r"问问", r"问一下", r"得问", r"要问", r"去问", r"问[老小阿][\u4e00-\u9fff]", r"由\S{1,8}决定",
+    r"\S{1,6}说了算",
     r"に聞(いて|く|かない)", r"に確認(して|する|しない)", r"に相談", r"が決める",
     r"에게 물어", r"한테 물어",
 ), re.IGNORECASE)
@@ -465,6 +466,7 @@ DEFER_RE = re.compile(_words(
     r"\b(mache|starte|erledige) ich\b.{0,40}\b(morgen|montag|dienstag|mittwoch|donnerstag|"
     r"freitag|samstag|sonntag|heute abend)\b", r"(下个|下一个)(迭代|版本|sprint|冲刺)",
     r"(明天|下周|回头|之后|改天|周末)再", r"(明日|来週|週末)(に)?(やります|対応)",
+    r"^(明天|下周|周末)(上午|下午|早上|晚上)?\s?\S",
 ), re.IGNORECASE)
 
 # Judgement words: a comparison or a verdict is half a reason ("an error is kinder").

@@ -124,8 +124,11 @@ def apply(
         if key not in captured or written.get(key, [finding.digest])[0] == finding.digest:
             continue
         _retell(service, captured[key], finding, written, project, session_id)
+    # an item told more fully now may have merged into the memory of its earlier wording:
+    # that memory is still open
+    still_open = {captured[key] for key in open_now if key in captured}
     for key, memory_id in list(captured.items()):
-        if key.startswith("open:") and key not in open_now:
+        if key.startswith("open:") and key not in open_now and memory_id not in still_open:
             try:
                 service.archive(memory_id)
                 result.archived.append(memory_id)
