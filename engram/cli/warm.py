@@ -166,20 +166,23 @@ def _note(message: str) -> None:
 
 def search_view(data: dict[str, Any]) -> Any:
     """The worker's search answer as the objects the command renders (a SearchResponse's
-    attributes and Memory objects), without importing the retrieval pipeline."""
+    attributes and Memory objects), without importing the retrieval pipeline; None when
+    it is not the answer this version sends (the command then searches in-process)."""
     from ..model import from_iso, memory_from_dict
 
-    body = data["response"]
-    scores = data.get("scores")
-    results = [
-        SimpleNamespace(memory=memory_from_dict(r["memory"]),
-                        score=float(scores[i] if scores else r["score"]),
-                        signals=r.get("signals") or {})
-        for i, r in enumerate(body["results"])
-    ]
-    return SimpleNamespace(
-        query=body["query"], mode=body["mode"], results=results,
-        since=from_iso(body.get("since")), until=from_iso(body.get("until")),
-        temporal_phrase=body.get("temporal_phrase"), notes=list(body.get("notes") or []),
-        cut=int(body.get("cut") or 0),
-    )
+    try:
+        body = data["response"]
+        scores = data.get("scores") or [r["score"] for r in body["results"]]
+        results = [
+            SimpleNamespace(memory=memory_from_dict(r["memory"]), score=float(score),
+                            signals=r.get("signals") or {})
+            for r, score in zip(body["results"], scores, strict=True)
+        ]
+        return SimpleNamespace(
+            query=body["query"], mode=body["mode"], results=results,
+            since=from_iso(body.get("since")), until=from_iso(body.get("until")),
+            temporal_phrase=body.get("temporal_phrase"), notes=list(body.get("notes") or []),
+            cut=int(body.get("cut") or 0),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
