@@ -186,6 +186,20 @@ class Memory:
 
 
 _MEMORY_FIELDS = tuple(f.name for f in fields(Memory))
+_TIME_FIELDS = ("created_at", "updated_at", "event_at", "expires_at", "last_accessed_at")
+
+
+def memory_from_dict(data: dict[str, Any]) -> Memory:
+    """A Memory from its JSON form (`Memory.to_dict`): what a team server or the warm
+    worker sends back."""
+    values: dict[str, Any] = {k: data[k] for k in _MEMORY_FIELDS if k in data}
+    for name in _TIME_FIELDS:
+        if name in values:
+            values[name] = from_iso(values[name])
+    for name in ("tags", "files"):
+        values[name] = tuple(values.get(name) or ())
+    values["meta"] = dict(values.get("meta") or {})
+    return Memory(**values)
 
 
 def stored_memory(values: Sequence[Any]) -> Memory:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import fields
 from types import SimpleNamespace
 from typing import Any
 
@@ -24,7 +23,7 @@ from .errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from .model import Memory, from_iso
+from .model import Memory, from_iso, memory_from_dict
 from .retrieval import SearchResponse, SearchResult
 from .service.results import Conflict, ImportResult, SaveResult
 
@@ -38,20 +37,6 @@ TOKEN_ENV = "ENGRAM_TOKEN"
 TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 5.0  # a server that is down should not hold a command for long
 BATCH = 200  # memories per request: the server's MAX_BATCH
-_TIMES = ("created_at", "updated_at", "event_at", "expires_at", "last_accessed_at")
-_FIELDS = tuple(f.name for f in fields(Memory))
-
-
-def memory_from_dict(data: dict[str, Any]) -> Memory:
-    """A Memory from its JSON form (`Memory.to_dict`)."""
-    values: dict[str, Any] = {k: data[k] for k in _FIELDS if k in data}
-    for name in _TIMES:
-        if name in values:
-            values[name] = from_iso(values[name])
-    for name in ("tags", "files"):
-        values[name] = tuple(values.get(name) or ())
-    values["meta"] = dict(values.get("meta") or {})
-    return Memory(**values)
 
 
 class RemoteEngram:

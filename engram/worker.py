@@ -7,7 +7,9 @@ $ENGRAM_HOME (owner-only), serves newline-terminated JSON requests, runs one req
 a time through the same handlers a hook would run itself, and exits after an idle
 period or when its store disappears. With a team server set, it serves that server
 instead, over one kept connection rather than a new one (and TLS handshake) per hook.
-`python -m engram.worker` runs it in the foreground.
+`engram search` and `engram context` ask it too (engram/cli/warm.py), so a search
+from a terminal skips the model load as well. `python -m engram.worker` runs it in the
+foreground.
 """
 
 from __future__ import annotations
@@ -157,6 +159,17 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         if op == "stop":
             threading.Thread(target=self.shutdown, daemon=True).start()
             return {"ok": True, "stopping": True}
+        if op in ("search", "context"):  # `engram search` / `engram context` (cli/warm.py)
+            from .cli import warm
+
+            with self._work:
+                self.service.lifecycle.defer = after.append
+                try:
+                    data = warm.answer(self.service, request)
+                finally:
+                    self.service.lifecycle.defer = None
+                self.served += 1
+            return {"ok": True, **data}
         if op != "hook":
             raise ValueError(f"unknown op {op!r}")
         from .hooks.handlers import handle

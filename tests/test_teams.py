@@ -809,3 +809,48 @@ def test_hooks_through_the_warm_worker_share_one_connection_to_the_team_server(
             worker.kill()
         proxy.close()
         server.stop()
+
+
+def test_engram_search_through_the_warm_worker_on_a_team_server(tmp_path: Path, cli_env):
+    """With ENGRAM_URL set, the worker that serves the hooks answers `engram search` too,
+    with what the command finds on the server itself."""
+    from conftest import run_cli
+    from test_hooks import _wait_for_worker
+    from test_mcp import free_port
+
+    home, db = tmp_path / "server-home", str(tmp_path / "shared.db")
+    token = json.loads(users_cli(home, db, "add", "ada", "--json").stdout)["token"]
+    port = free_port()
+    server = start_server(home, "--port", str(port), ENGRAM_DB=db)
+    env = dict(cli_env, ENGRAM_URL=f"http://127.0.0.1:{port}", ENGRAM_TOKEN=token,
+               ENGRAM_WORKER_IDLE="60")
+    env.pop("ENGRAM_HOOK_WORKER")
+    worker = subprocess.Popen([sys.executable, "-m", "engram.worker"], env=env,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        with server.client(token) as api:
+            for text in ("Stripe refunds must use payment_intent", "Deploys run on Fridays",
+                         "Refund webhooks are retried three times"):
+                api.post("/v1/memories", json={"content": text, "project": "shop"})
+        assert _wait_for_worker(env, worker)["served"] == 0
+
+        def search(*extra: str) -> dict:
+            proc = run_cli(env, "search", "refund", "--explain", "--json", *extra)
+            assert proc.returncode == 0, proc.stderr
+            data = json.loads(proc.stdout)
+            data.pop("elapsed_ms")
+            return data
+
+        through_worker = search()
+        assert _wait_for_worker(env, worker)["served"] == 1
+        assert any("payment_intent" in r["memory"]["content"]
+                   for r in through_worker["results"])
+        assert through_worker == search("--no-worker")
+    finally:
+        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
+                       env=env, timeout=30)
+        try:
+            worker.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        server.stop()

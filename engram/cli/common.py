@@ -7,7 +7,6 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from typing import Any, TypeVar
 
 import click
@@ -20,6 +19,9 @@ from ..errors import (
     StoreError,
     ValidationError,
 )
+from .warm import parse_when, split_list
+
+__all__ = ["parse_when", "split_list"]  # defined with the worker's requests, used here too
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,6 +37,12 @@ def wants_json(as_json: bool) -> bool:
     return as_json or bool(root.obj and root.obj.get("json"))
 
 
+def store_named() -> str | None:
+    """The store --db / ENGRAM_DB names, if any (else the team server or the home store)."""
+    ctx = click.get_current_context().find_root()
+    return ctx.obj.get("db") if ctx.obj else None
+
+
 def open_service(embedder: str | None = None, *, remote_ok: bool = False) -> Any:
     """The service the command acts on: the store named by --db / ENGRAM_DB, or, for the
     memory commands (`remote_ok`), the team server named by ENGRAM_URL when no --db is
@@ -43,7 +51,7 @@ def open_service(embedder: str | None = None, *, remote_ok: bool = False) -> Any
     import engram
 
     ctx = click.get_current_context().find_root()
-    db = ctx.obj.get("db") if ctx.obj else None
+    db = store_named()
     if remote_ok and db is None:
         from ..config import team_server
 
@@ -137,21 +145,3 @@ def read_stdin(name: str) -> str:
             name, f"standard input is not valid UTF-8 (byte 0x{data[exc.start]:02x} at"
             f" offset {exc.start})"
         ) from None
-
-
-def parse_when(name: str, value: str | None) -> datetime | None:
-    """Dates on the command line: ISO 8601 or phrases like "yesterday", "3d"."""
-    if value is None:
-        return None
-    from ..temporal import parse_date
-
-    try:
-        return parse_date(value)
-    except ValueError as exc:
-        raise ValidationError(name, str(exc)) from None
-
-
-def split_list(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    return [v.strip() for v in value.split(",") if v.strip()]

@@ -11,7 +11,14 @@ import os
 
 import click
 
-from .common import emit_json, handle_errors, json_option, open_service, split_list, wants_json
+from .common import (
+    emit_json,
+    handle_errors,
+    json_option,
+    open_service,
+    store_named,
+    wants_json,
+)
 
 
 @click.command()
@@ -20,22 +27,35 @@ from .common import emit_json, handle_errors, json_option, open_service, split_l
 @click.option("--files", help="Comma-separated files you are about to work on.")
 @click.option("--budget", default=1500, show_default=True, type=int,
               help="Token budget (50-50000).")
+@click.option("--no-worker", is_flag=True,
+              help="Build the pack in this process, not through the warm worker.")
 @json_option
 @handle_errors
 def context(task: str | None, project: str | None, files: str | None, budget: int,
-            as_json: bool) -> None:
+            no_worker: bool, as_json: bool) -> None:
     """Print the context pack for TASK ('-' reads it from standard input): rules,
     decisions, commands that work, known bugs."""
     from ..hooks.state import project_for
+    from . import warm
 
     if task == "-":
         from .common import read_stdin
 
         task = read_stdin("task")
-    service = open_service(remote_ok=True)
-    pack = service.context(project=project or project_for(os.getcwd()), task=task or None,
-                           files=split_list(files), budget=budget)
-    if wants_json(as_json):
-        emit_json(pack.to_dict())
-        return
-    click.echo(pack.text.rstrip() or "(no memories for this project yet)")
+    request = warm.context_request(task, project=project or project_for(os.getcwd()),
+                                   files=files, budget=budget)
+    data, missing = (None, False) if no_worker else warm.ask(request, store_named())
+    if data is not None:
+        if data.get("news"):
+            click.echo(data["news"], err=True)
+        pack = data["response"]
+    else:
+        pack = open_service(remote_ok=True).context(**warm.context_kwargs(request)).to_dict()
+    try:
+        if wants_json(as_json):
+            emit_json(pack)
+            return
+        click.echo(str(pack.get("text") or "").rstrip() or "(no memories for this project yet)")
+    finally:
+        if missing:  # none was up: one starts now, for the next command
+            warm.spawn(store_named())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -18,6 +19,7 @@ from .common import (
     parse_when,
     read_stdin,
     split_list,
+    store_named,
     wants_json,
 )
 from .render import memory_card, memory_table
@@ -164,6 +166,8 @@ def add(
               help="Also results far below the best (cut by default).")
 @click.option("--min-score", type=click.FloatRange(min=0), default=None,
               help="Keep results scoring at least this (instead of the cut relative to the best).")
+@click.option("--no-worker", is_flag=True,
+              help="Search in this process, not through the warm worker.")
 @json_option
 @handle_errors
 def search(
@@ -180,37 +184,52 @@ def search(
     explain: bool,
     show_all: bool,
     min_score: float | None,
+    no_worker: bool,
     as_json: bool,
 ) -> None:
     """Find memories relevant to QUERY (keywords and meaning, newest versions only).
 
-    Results far below the best one are left out; --all shows them.
+    Results far below the best one are left out; --all shows them. When the warm worker
+    of this store is up (the hooks start it), it answers: no model load here.
     """
     if show_all and min_score is not None:
         raise click.UsageError("use --all or --min-score, not both")
-    service = open_service(remote_ok=True)
-    response = service.search(
-        read_stdin("query") if query == "-" else query,
-        k=k,
-        project=project,
-        types=list(types) or None,
-        tags=list(tags) or None,
-        files=split_list(files),
-        since=parse_when("since", since),
-        until=parse_when("until", until),
-        include_superseded=include_superseded,
-        include_archived=include_archived,
-        min_score=0.0 if show_all else min_score,
+    from . import warm
+
+    request = warm.search_request(
+        read_stdin("query") if query == "-" else query, k=k, project=project,
+        types=list(types), tags=list(tags), files=files, since=since, until=until,
+        include_superseded=include_superseded, include_archived=include_archived,
+        explain=explain, show_all=show_all, min_score=min_score,
     )
-    if wants_json(as_json):
-        emit_json(response.to_dict(explain))
-        return
+    data, missing = (None, False) if no_worker else warm.ask(request, store_named())
+    response = None if data is None else warm.search_view(data)
+    if response is None:  # no worker, or not an answer this version knows
+        data = None
+        response = open_service(remote_ok=True).search(**warm.search_kwargs(request))
+    elif data and data.get("news"):
+        click.echo(data["news"], err=True)
+    try:
+        if wants_json(as_json):
+            # the worker's answer is this JSON already: printed as it came
+            emit_json(response.to_dict(explain) if data is None else data["response"])
+        else:
+            show_search(response, explain)
+    finally:
+        if missing:  # none was up: one starts now, for the next search
+            warm.spawn(store_named())
+
+
+def show_search(response: Any, explain: bool) -> None:
+    """A search's results for a person (a table) or a pipe (one line each)."""
     # piped, stdout carries only the result lines; what is said about them goes to stderr
-    out = console(stderr=not sys.stdout.isatty())
+    def out() -> Any:  # rich loads only when there is something to say
+        return console(stderr=not sys.stdout.isatty())
+
     for note in response.notes:
-        out.print(f"[yellow]note:[/yellow] {esc(note)}")
+        out().print(f"[yellow]note:[/yellow] {esc(note)}")
     if response.temporal_phrase:
-        out.print(
+        out().print(
             f"[dim]time filter from “{esc(response.temporal_phrase)}”: "
             f"{response.since and response.since.date()} → "
             f"{response.until and response.until.date()}[/dim]"
@@ -218,7 +237,7 @@ def search(
     memory_table([r.memory for r in response.results], [r.score for r in response.results])
     if response.cut:
         weaker = "result" if response.cut == 1 else "results"
-        out.print(f"[dim]{response.cut} weaker {weaker} left out (--all shows them)[/dim]")
+        out().print(f"[dim]{response.cut} weaker {weaker} left out (--all shows them)[/dim]")
     if explain:  # asked for: on stdout, after the results
         shown = console()
         for r in response.results:

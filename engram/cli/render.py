@@ -43,12 +43,8 @@ def _flags(memory: Memory) -> str:
 def memory_table(
     memories: list[Memory], scores: list[float] | None = None, title: str = ""
 ) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    out = console()
     if not memories:
-        out.print("[dim]no memories[/dim]")
+        console().print("[dim]no memories[/dim]")
         return
     if not sys.stdout.isatty():
         # piped (a script, an agent's shell): one tab-separated line per memory, as gh
@@ -59,6 +55,10 @@ def memory_table(
                      one_line(memory.content)]
             click.echo("\t".join(c.replace("\t", " ") for c in cells))
         return
+    from rich.table import Table
+    from rich.text import Text
+
+    out = console()
     table = Table(title=title or None, show_lines=False, expand=False)
     table.add_column("id", style="cyan", no_wrap=True)
     if scores is not None:

@@ -61,12 +61,24 @@ def embedder_spec(config: dict[str, Any] | None = None) -> str:
     return spec or "bundled"
 
 
-def worker_key(config: dict[str, Any] | None = None) -> str:
+def store_target(db: str | None) -> str:
+    """A store named on a command line (`engram --db PATH`) as ENGRAM_DB would name it to
+    a worker: a PostgreSQL URL as written, a file as an absolute path."""
+    if db.lower().startswith(("postgresql://", "postgres://")):
+        return db
+    return os.path.abspath(os.path.expanduser(db))
+
+
+def worker_key(config: dict[str, Any] | None = None, db: str | None = None) -> str:
+    """`db`: the store a command names (`--db`), which wins over a team server as
+    ENGRAM_DB does; None: the store this machine's clients use."""
     from .. import __version__
 
-    url, token = team_server(config)
+    url, token = (None, None) if db else team_server(config)
     if url:  # one worker per server and token: a rotated token starts a new one
         db = f"{url}\0{token or ''}"
+    elif db:
+        db = store_target(db)
     else:
         target = default_db_path()
         db = target if isinstance(target, str) else os.path.abspath(target)
@@ -75,9 +87,9 @@ def worker_key(config: dict[str, Any] | None = None) -> str:
     return f"{zlib.crc32(raw):08x}{zlib.crc32(raw[::-1]):08x}"
 
 
-def socket_path(config: dict[str, Any] | None = None) -> Path:
+def socket_path(config: dict[str, Any] | None = None, db: str | None = None) -> Path:
     """$ENGRAM_HOME/run/worker-<key>.sock, or a private temp path when that is too long."""
-    key = worker_key(config)
+    key = worker_key(config, db)
     path = engram_home() / "run" / f"worker-{key}.sock"
     if len(str(path)) > MAX_SOCKET_PATH:
         import tempfile
@@ -86,18 +98,25 @@ def socket_path(config: dict[str, Any] | None = None) -> Path:
     return path
 
 
-def call(request: dict[str, Any], timeout: float, path: Path | None = None) -> Any:
-    """Send one request; None when no worker is listening (the caller falls back)."""
+def call(request: dict[str, Any], timeout: float, path: Path | None = None,
+         connect_timeout: float | None = None) -> Any:
+    """Send one request; None when no worker is listening (the caller falls back).
+
+    `connect_timeout` (default: `timeout`) bounds the connect alone; `timeout` then bounds
+    each wait for the answer.
+    """
     path = path or socket_path()
     if not path.exists():
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(max(0.05, timeout))
+    sock.settimeout(max(0.05, timeout if connect_timeout is None else connect_timeout))
     try:
         try:
             sock.connect(str(path))
         except OSError:
             return None  # stale socket file: the worker is gone
+        if connect_timeout is not None:
+            sock.settimeout(max(0.05, timeout))
         sock.sendall(json.dumps({"v": PROTOCOL, **request}).encode() + b"\n")
         sock.shutdown(socket.SHUT_WR)
         chunks = []
@@ -120,14 +139,15 @@ def call(request: dict[str, Any], timeout: float, path: Path | None = None) -> A
     return response
 
 
-def spawn_worker(config: dict[str, Any] | None = None) -> bool:
-    """Start a worker in the background unless one was started moments ago.
+def spawn_worker(config: dict[str, Any] | None = None, db: str | None = None) -> bool:
+    """Start a worker in the background unless one was started moments ago; `db` as in
+    `worker_key` (the worker then serves that store).
 
     The worker itself refuses to run twice (a lock), so a race costs one short-lived
     process, never two servers. posix_spawn is used instead of subprocess: importing
     subprocess alone costs more than the rest of a hook's fast path.
     """
-    marker = home_dir("run") / f"spawn-{worker_key(config)}"
+    marker = home_dir("run") / f"spawn-{worker_key(config, db)}"
     try:
         try:
             if time.time() - marker.stat().st_mtime < SPAWN_BACKOFF_SECONDS:
@@ -144,7 +164,8 @@ def spawn_worker(config: dict[str, Any] | None = None) -> bool:
             (os.POSIX_SPAWN_DUP2, 1, 2),
         ]
         os.posix_spawn(
-            sys.executable, [sys.executable, "-m", "engram.worker"], dict(os.environ),
+            sys.executable, [sys.executable, "-m", "engram.worker"],
+            {**os.environ, "ENGRAM_DB": store_target(db)} if db else dict(os.environ),
             file_actions=actions, setsid=True,
         )
         return True
