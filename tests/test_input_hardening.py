@@ -58,10 +58,12 @@ def db(tmp_path: Path) -> Path:
 
 def cli(env: dict[str, str], db: Path, *args: str | bytes,
         stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    """The real `engram`; bytes arguments reach argv as they are (not UTF-8 included)."""
+    """The real `engram`; bytes arguments reach argv as they are (not UTF-8 included).
+    Run from the user's home folder, which belongs to no project."""
+    os.makedirs(env["HOME"], exist_ok=True)
     return subprocess.run(
         [*engram_exe(), "--db", str(db), *args], env=env, input=stdin or b"",
-        capture_output=True, timeout=120,
+        capture_output=True, timeout=120, cwd=env["HOME"],
     )
 
 
