@@ -1782,3 +1782,38 @@ def test_an_open_item_told_more_fully_later_stays_open(tmp_path, store_path):
         capture(mem, str(session.write(path)), project="fw", cwd=CWD, state=state)
         [question] = mem.list(types=["open_question"])
         assert "SMP/DFU" in question.content
+
+
+def test_a_change_taken_back_silently_is_explained_by_the_wrap_up_once(tmp_path, mem):
+    session = (
+        Session().prompt("les balles traversent les murs fins à 25 fps")
+        .bash("cargo test --test tunnelling", "assertion `left == right` failed: bullet "
+              "crossed the wall\ntest result: FAILED. 0 passed; 1 failed", failed=True)
+        .edit("src/combat/mod.rs", "Update, (move_projectiles", "FixedUpdate, (move_projectiles")
+        .bash("cargo test --test tunnelling", "assertion `left == right` failed: bullet "
+              "crossed the wall\ntest result: FAILED. 0 passed; 1 failed", failed=True)
+        .edit("src/combat/mod.rs", "FixedUpdate, (move_projectiles", "Update, (move_projectiles")
+    )
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    capture(mem, str(path), project="jeu", cwd=CWD, state=state)
+    session.say("Je passe au test balayé, contre chaque mur.").edit("src/combat/projectile.rs")
+    session.bash("cargo test --test tunnelling", "test result: ok. 1 passed; 0 failed")
+    session.say("Fait :\n\n- `move_projectiles` teste le segment parcouru contre les murs.\n"
+                "- Le passage en `FixedUpdate` à 64 Hz n'aidait pas : 900/64 ≈ 14 px par pas, "
+                "toujours plus que 8 px ; je l'ai retiré.\n- Tout est vert.")
+    capture(mem, str(session.write(path)), project="jeu", cwd=CWD, state=state)
+    [attempt] = mem.list(types=["failed_attempt"])
+    assert "FixedUpdate" in attempt.content and "14 px" in attempt.content
+
+
+def test_a_bug_left_until_after_the_demo_is_open_work():
+    session = (
+        Session().prompt("fix the tunnelling bullets")
+        .edit("src/combat/projectile.rs")
+        .bash("cargo test", "test result: ok. 38 passed; 0 failed")
+        .say("Done. The subagent noticed `hit_enemies` ignores `Team`: enemies hit each other.")
+        .prompt("le friendly fire des ennemis, on verra après la démo, laisse.")
+        .say("Je ne touche pas à `hit_enemies`.")
+    )
+    assert any("friendly fire" in t for t in found(session.extract(), "todo"))

@@ -72,7 +72,9 @@ from .transcript import Event, Session, ToolCall
 # A name worth matching on: an identifier, a path, a config key, an error class.
 _NAME_RE = re.compile(r"[A-Za-z_][\w.:/-]*[_.:/][\w.:/-]+|[a-z]+[A-Z]\w+|[A-Z][a-z]+[A-Z]\w+")
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-EVOLVING = frozenset({"reported"})  # origins keyed by their event, not their text
+# Origins keyed by their event, not their text: a reported bug reads its cause from the
+# wrap-up; a taken-back change nobody explained is explained by a later wrap-up.
+EVOLVING = frozenset({"reported", "revert"})
 # A subagent's edits stay in its own transcript: its finished run is a change all the same.
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
@@ -320,6 +322,29 @@ class Extractor:
             return
         if self._variant(failed[0].command or "", call.command or ""):
             self.route(failed[0], failed[1], call)
+
+    def told_failures(self, turns: list[_Turn]) -> None:
+        """What the wrap-up says was tried and did not help ("FixedUpdate at 64 Hz did not
+        help: 14 px per step, still more than 8; removed"): the failed attempt in the
+        assistant's own words — replacing a taken-back change nobody had explained, or
+        added when no failed attempt names the same things."""
+        final = next((t.closing() for t in reversed(turns)
+                      if t.worked and t.closing() is not None), None)
+        if final is None:
+            return
+        said = list_items(final.text) or lexicon.sentences(final.text)
+        for sentence in said:
+            if not lexicon.DID_NOT_WORK_RE.search(sentence) or text_weight(sentence) < 30:
+                continue
+            sentence = shorten(sentence, MAX_FIX_CHARS)
+            attempts = [f for f in self.findings if f.type == "failed_attempt"]
+            vague = next((f for f in attempts if f.content.startswith("Tried: a change to ")),
+                         None)
+            if vague is not None:
+                vague.content = f"{sentence} ({vague.content})"
+            elif not _named_in(_NAME_RE.findall(sentence), [f.content.lower() for f in attempts]):
+                self.add(Finding("failed_attempt", sentence, "wrap-up", at=final.at,
+                                 importance=0.5, anchor=final.position))
 
     def unavailable(self) -> None:
         """A command the tool itself refused ("ERR unknown command 'XAUTOCLAIM'", "unrecognized
@@ -628,7 +653,7 @@ class Extractor:
             content += f": {why}"
         self.attempt(first, approach, Finding("failed_attempt", content, "revert", at=at,
                                               files=[file], problem=why or None,
-                                              importance=0.55))
+                                              importance=0.55, anchor=first))
 
     def not_working(self, turns: list[_Turn]) -> None:
         for previous, turn in zip(turns, turns[1:], strict=False):
@@ -1170,6 +1195,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.corrections(turns)
     extractor.abandoned()
     extractor.unavailable()
+    extractor.told_failures(turns)
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()

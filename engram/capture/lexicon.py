@@ -466,6 +466,9 @@ DEFER_RE = re.compile(_words(
     r"\b(mache|starte|erledige) ich\b.{0,40}\b(morgen|montag|dienstag|mittwoch|donnerstag|"
     r"freitag|samstag|sonntag|heute abend)\b", r"(下个|下一个)(迭代|版本|sprint|冲刺)",
     r"(明天|下周|回头|之后|改天|周末)再", r"(明日|来週|週末)(に)?(やります|対応)",
+    r"\bon verra\b", r"\b(after|après|nach|después de|depois d[aoe]s?|после|dopo) (the |la |le |"
+    r"der |dem |el |o |a |il )?(demo|démo|release|launch|lancement|sprint|deadline|freeze|"
+    r"релиза|демо)\b",
     r"^(明天|下周|周末)(上午|下午|早上|晚上)?\s?\S",
 ), re.IGNORECASE)
 
@@ -513,6 +516,11 @@ DID_NOT_WORK_RE = re.compile(_words(
     r"не работает", r"не помогло", r"всё ещё (падает|не)", r"та же ошибка", r"откати",
     r"funktioniert (immer noch )?nicht", r"hat nicht geholfen", r"gleiche fehler",
     r"ça ne marche (toujours )?pas", r"ne fonctionne pas", r"toujours la même erreur",
+    r"n'aidait pas", r"n'a pas aidé", r"n'a rien changé", r"ne suffisait pas", r"no ayudó",
+    r"no bastó", r"não ajudou", r"não bastou", r"half nicht", r"hat nichts gebracht",
+    r"reichte nicht", r"не помог", r"не хватило", r"non ha aiutato", r"non è bastato",
+    r"nie pomogło", r"nie wystarczyło", r"没帮助", r"没什么用", r"効かなかった", r"足りなかった",
+    r"도움이 안", r"효과가 없",
     r"no funciona", r"sigue fallando", r"no sirvió", r"mismo error", r"não funciona",
     r"não funcionou", r"continua falhando", r"mesmo erro",
     r"不行", r"没用", r"还是(报错|失败|不行)", r"不起作用", r"没有效果",
