@@ -1817,3 +1817,18 @@ def test_a_bug_left_until_after_the_demo_is_open_work():
         .say("Je ne touche pas à `hit_enemies`.")
     )
     assert any("friendly fire" in t for t in found(session.extract(), "todo"))
+
+
+def test_a_request_that_names_how_to_build_it_is_the_persons_decision_with_its_why():
+    session = (
+        Session().prompt("POST /payments needs Idempotency-Key support. mobile retries on "
+                         "timeouts and we double-charged 3 people last week. store keys in "
+                         "postgres.")
+        .edit("src/main/kotlin/payments/IdempotencyRepo.kt")
+        .say("Done.")
+    )
+    decisions = found(session.extract(), "decision")
+    assert any(d.startswith("store keys in postgres") and "double-charged" in d
+               for d in decisions), decisions
+    plain = Session().prompt("add an export button to the orders page").edit("src/Orders.tsx")
+    assert found(plain.extract(), "decision") == []

@@ -346,6 +346,28 @@ class Extractor:
                 self.add(Finding("failed_attempt", sentence, "wrap-up", at=final.at,
                                  importance=0.5, anchor=final.position))
 
+    def requested_design(self, turns: list[_Turn]) -> None:
+        """A request that names how to build it, with the problem it answers ("POST
+        /payments needs idempotency keys. mobile retries double-charged 3 people. store keys
+        in postgres."): the person's decision and its why, when the turn built it."""
+        for turn in turns:
+            prompt = turn.opener
+            if prompt is None or prompt.kind != "prompt" or not turn.edited:
+                continue
+            said = lexicon.sentences(prompt.text)
+            directive = next((s for s in said if lexicon.DIRECTIVE_RE.search(s.strip())
+                              and text_weight(s) <= 120 and rule_type(s) is None), None)
+            if directive is None:
+                continue
+            why = [s for s in said if s != directive and rule_type(s) is None
+                   and not s.endswith(("?", "？")) and text_weight(s) >= 25]
+            if not why:
+                continue
+            content = f"{directive} — {shorten(' '.join(why[:3]), 300)}"
+            self.add(Finding("decision", content, "requested", at=prompt.at,
+                             files=turn.files(self)[:10], importance=0.6,
+                             anchor=prompt.position))
+
     def unavailable(self) -> None:
         """A command the tool itself refused ("ERR unknown command 'XAUTOCLAIM'", "unrecognized
         option") and never made to pass: a road that does not exist here — a failed attempt
@@ -1196,6 +1218,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.abandoned()
     extractor.unavailable()
     extractor.told_failures(turns)
+    extractor.requested_design(turns)
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()

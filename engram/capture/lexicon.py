@@ -406,6 +406,18 @@ WONDER_RE = re.compile(_words(
     r"我在想", r"不知道(要不要|该不该|是否)", r"気になって", r"気になる", r"べきか(な|どうか)",
     r"할지 궁금",
 ), re.IGNORECASE)
+# A request that names how to build it: "store keys in postgres", "pool them", "改成游标分页".
+DIRECTIVE_RE = re.compile(_words(
+    r"^(please |so |then |just )?(use|store|keep|switch( it| them)? to|move (it |them )?to|pool|"
+    r"cache|replace|put|go with|make (it|them))\b",
+    r"^(bitte )?(nimm|nutze|verwende|speicher\w*|wechsel\w*|stell\w* \S+ auf)\b",
+    r"^(utilise|passe (à|en|par)|stocke|mets|garde|remplace)\b",
+    r"^(usa|utiliza|guarda|pasa(lo)? a|cambia(lo)? a|pon|reemplaza)\b",
+    r"^(usa|utiliza|guarda|passa (a|para)|muda para|coloca|troca)\b",
+    r"^(metti|passa a|sostituisci)\b", r"^(используй|переведи|храни|замени|перенеси)",
+    r"^(użyj|przenieś|zamień|trzymaj)\b", r"(改成|换成|改为|存到)",
+    r"(にして|に変えて|で保存して|に移して)", r"(로|으로) (바꿔|옮겨)",
+), re.IGNORECASE)
 # The person saying what they have not done yet: "I haven't put the index on prod yet".
 USER_NOT_YET_RE = re.compile(_words(
     r"\b(i|we) (haven't|have not|didn't|did not)\b.{3,80}\byet\b",
