@@ -1832,3 +1832,20 @@ def test_a_request_that_names_how_to_build_it_is_the_persons_decision_with_its_w
                for d in decisions), decisions
     plain = Session().prompt("add an export button to the orders page").edit("src/Orders.tsx")
     assert found(plain.extract(), "decision") == []
+
+
+@pytest.mark.parametrize("reply, kind", [
+    ("ok, I'll make a ticket for the timezone thing in the daily view", "todo"),
+    ("the retry question, let's bring it up at the standup tomorrow", "open_question"),
+    ("вопрос с ретраями обсудим на планёрке", "open_question"),
+])
+def test_a_ticket_the_person_opens_and_a_question_parked_for_a_meeting_stay_open(reply, kind):
+    session = (
+        Session().prompt("the daily view double counts around midnight")
+        .edit("sql/daily_view.sql")
+        .bash("clickhouse-client --queries-file tests/daily.sql && make test", "ok")
+        .say("Fixed the merge order; all green.")
+        .prompt(reply)
+        .say("OK.")
+    )
+    assert any(reply in item for item in found(session.extract(), kind))

@@ -395,6 +395,12 @@ HANDOFF_RE = re.compile(_words(
     r"\S{1,6}说了算",
     r"に聞(いて|く|かない)", r"に確認(して|する|しない)", r"に相談", r"が決める",
     r"에게 물어", r"한테 물어",
+    # parked for a meeting: "let's bring it up at the standup"
+    r"\b(discuss|bring (it|this) up|talk about (it|this)|decide) (at|in) (the |tomorrow's |next |"
+    r"our )?(meeting|standup|stand-up|retro|planning|sync|weekly)\b",
+    r"на (встрече|планёрке|планерке|созвоне|стендапе|ретро)", r"\bim (meeting|standup|weekly|"
+    r"jour fixe)\b", r"\ben la (reunión|daily|retro|planning)\b", r"\bna (reunião|daily|retro)\b",
+    r"\bà la (réunion|rétro|daily)\b", r"在(周会|例会|站会|会上)", r"(会議|定例|朝会)で",
 ), re.IGNORECASE)
 # Wondering aloud: a question, however it ends ("いずれ外すべきか気になってる", "I wonder
 # whether we should drop it") — never a rule, though it says "should".
@@ -478,6 +484,13 @@ DEFER_RE = re.compile(_words(
     r"\b(mache|starte|erledige) ich\b.{0,40}\b(morgen|montag|dienstag|mittwoch|donnerstag|"
     r"freitag|samstag|sonntag|heute abend)\b", r"(下个|下一个)(迭代|版本|sprint|冲刺)",
     r"(明天|下周|回头|之后|改天|周末)再", r"(明日|来週|週末)(に)?(やります|対応)",
+    # a ticket the person opens for it: "I'll make a ticket", "заведу тикет"
+    r"\bi'll (make|open|file|create|write|raise) (a |an )?(ticket|issue|jira|bug)\b",
+    r"\bje (fais|crée|ouvre) un ticket\b",
+    r"\b(mach|schreib|leg)\w* ich (ein|einen) (ticket|issue)",
+    r"\b(abro|creo|hago) un (ticket|issue)\b", r"\b(abro|crio|faço) um (ticket|issue)\b",
+    r"завед[уём] (тикет|задачу|issue)", r"(提|建|开)(个|一个)?(工单|issue|ticket)",
+    r"チケット(を)?(切|作)",
     r"\bon verra\b", r"\b(after|après|nach|después de|depois d[aoe]s?|после|dopo) (the |la |le |"
     r"der |dem |el |o |a |il )?(demo|démo|release|launch|lancement|sprint|deadline|freeze|"
     r"релиза|демо)\b",
