@@ -122,11 +122,14 @@ def test_browse_pages_and_search_finds_a_memory(page) -> None:  # noqa: ANN001
     shoot(page, "memories")
 
     page.keyboard.press("/")
+    # "/" puts the cursor in the search box; typing before it is there (a loaded machine)
+    # would type into the page instead
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'q'")
     page.keyboard.type("websocket handshake")
     page.keyboard.press("Enter")
     first = page.locator("table.memories tbody tr").first
     first.filter(has_text="awaiting the server handshake").wait_for()
-    assert "best match" in page.locator(".listinfo").inner_text()  # the weak tail is cut
+    page.locator(".listinfo", has_text="best match").wait_for()  # the weak tail is cut
     shoot(page, "search")
 
     page.locator("#q").fill("")
