@@ -1781,7 +1781,7 @@ def test_an_open_item_told_more_fully_later_stays_open(tmp_path, store_path):
         session.prompt("DFU 问老周").say("好。")
         capture(mem, str(session.write(path)), project="fw", cwd=CWD, state=state)
         [question] = mem.list(types=["open_question"])
-        assert "SMP/DFU" in question.content
+        assert "SMP/DFU" in question.content and "问老周" in question.content
 
 
 def test_a_change_taken_back_silently_is_explained_by_the_wrap_up_once(tmp_path, mem):

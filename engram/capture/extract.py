@@ -74,7 +74,7 @@ _NAME_RE = re.compile(r"[A-Za-z_][\w.:/-]*[_.:/][\w.:/-]+|[a-z]+[A-Z]\w+|[A-Z][a
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 # Origins keyed by their event, not their text: a reported bug reads its cause from the
 # wrap-up; a taken-back change nobody explained is explained by a later wrap-up.
-EVOLVING = frozenset({"reported", "revert"})
+EVOLVING = frozenset({"reported", "revert", "open"})
 # A subagent's edits stay in its own transcript: its finished run is a change all the same.
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
@@ -971,7 +971,9 @@ class Extractor:
     # todos and open questions -------------------------------------------------------------
 
     def todos(self, turns: list[_Turn]) -> None:
-        items: list[tuple[str, str, str | None]] = []
+        # (kind, text, at, anchor): a wrap-up's items are keyed by their place in it, so
+        # one told more fully later (who will answer it) updates its memory
+        items: list[tuple[str, str, str | None, int]] = []
         last_list = None
         for call in self.session.tools:
             if call.name == "TodoWrite" and isinstance(call.input.get("todos"), list):
@@ -981,8 +983,8 @@ class Extractor:
                 if isinstance(todo, dict) and isinstance(todo.get("content"), str) and (
                     todo.get("status") != "completed"
                 ):
-                    items.append(("todo", todo["content"], last_list.at))
-        items += [("todo", subject, at) for subject, at in open_tasks(self.session.tools)]
+                    items.append(("todo", todo["content"], last_list.at, -1))
+        items += [("todo", subject, at, -1) for subject, at in open_tasks(self.session.tools)]
         # A question the user asked that the answer left open: the question and the answer.
         answered: set[int] = set()
         for index, turn in enumerate(turns):
@@ -997,14 +999,15 @@ class Extractor:
             ):
                 gist = first_sentences(answer.text, 400)
                 items.append(("open_question", f"{shorten(' '.join(asked), 200)} — {gist}",
-                              answer.at))
+                              answer.at, -1))
                 answered.add(index)
         # What the last working turn left open, and what any talk after it added.
         last_work = max((i for i, t in enumerate(turns) if t.worked), default=0)
         for index, turn in enumerate(turns[last_work:], last_work):
             closing = turn.closing()
             if closing is not None:  # an answered question is already one open question
-                items += [(kind, text, closing.at) for kind, text in open_items(closing.text)
+                items += [(kind, text, closing.at, closing.position * 64 + number)
+                          for number, (kind, text) in enumerate(open_items(closing.text)[:64])
                           if not (index in answered and kind == "open_question")]
         # A question the user hands to someone at the end ("ask Priya", "faudra demander à
         # Claire si …"): open until they answer, with the question it follows when there is one.
@@ -1022,14 +1025,15 @@ class Extractor:
                 if not asked and ours and not lexicon.PROBLEM_RE.search(sentence) and (
                     text_weight(sentence) < 80
                 ):  # "good q, ask Priya": the question the wrap-up asked, and who answers it
-                    kind, question, at = items[ours[-1]]
-                    items[ours[-1]] = (kind, f"{question} — {sentence}", at)
+                    kind, question, at, anchor = items[ours[-1]]
+                    items[ours[-1]] = (kind, f"{question} — {sentence}", at, anchor)
                     continue
-                items.append(("open_question", " ".join([*asked[-1:], sentence]), prompt.at))
+                items.append(("open_question", " ".join([*asked[-1:], sentence]), prompt.at,
+                              -1))
         prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
         if prompts:  # the user's last words naming work for later, or not done yet
             last = prompts[-1]
-            items += [("todo", s, last.at) for s in lexicon.sentences(last.text)
+            items += [("todo", s, last.at, -1) for s in lexicon.sentences(last.text)
                       if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
                       and len(s) >= 20
                       and not s.endswith(("?", "？")) and rule_type(s) is None]
@@ -1037,14 +1041,15 @@ class Extractor:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt":
                 continue
-            items += [("todo", s, prompt.at) for s in lexicon.sentences(prompt.text)
+            items += [("todo", s, prompt.at, -1) for s in lexicon.sentences(prompt.text)
                       if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15]
         seen: set[str] = set()
-        for kind, text, at in items[:MAX_TODOS]:
+        for kind, text, at, anchor in items[:MAX_TODOS]:
             if normalized(text) in seen or len(text) < 8:
                 continue
             seen.add(normalized(text))
-            self.add(Finding(kind, shorten(text, 300), "open", at=at, importance=0.55))
+            self.add(Finding(kind, shorten(text, 300), "open", at=at, importance=0.55,
+                             anchor=anchor))
 
 
 _TASK_ID_RE = re.compile(r"#(\d+)")
