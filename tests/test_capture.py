@@ -625,6 +625,11 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("cleanup I'll hang on the housekeeping worker tomorrow, NOT a new cron", "constraint"),
     ("this is not a bug in the parser at all", None),
     ("release 里不用 UART，日志只走 RTT。", "constraint"),
+    ("no, cron nuevo no. ya tenemos cmd/mantenimiento que corre cada noche, mételo ahí.",
+     "constraint"),
+    ("Redis não. Usa o Postgres que já temos.", "constraint"),
+    ("creo que no.", None),
+    ("the answer is no.", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

@@ -91,6 +91,10 @@ _OBLIGATION = _words(
     r"(?-i:\bNOT an? (new )?\w+)", r"(^|[.;,]\s*)(touche|lance|fais|mets|change|supprime|pousse|"
     r"commite|ajoute|utilise|installe|modifie)s? pas\b",
     # nothing by hand: "na prod nic ręcznie", "nada a mano en prod"
+    # a thing refused with a trailing "no": "no, cron nuevo no.", "Redis não."
+    r"(^|[.;:]\s*)(no,\s*)?(?!(creo|acho|por|todavía|aún|ainda|yo|eu|ahora|agora|the|a|an|it|"
+    r"that|this|i|we|you|my|our|answer)\b)[\w/-]+( (?!(is|are|was|were|be)\b)[\w/-]+){0,2} "
+    r"(no|não)\s*[.!]",
     r"\bnothing (by hand|manually)\b", r"\bnic ręcznie\b", r"\bnada a mano\b",
     r"\brien à la main\b", r"\bnichts (von hand|manuell)\b", r"\bnada na mão\b",
     r"ничего (руками|вручную)", r"不要手动", r"手動で(は)?(何も)?しない",
