@@ -64,7 +64,9 @@ def embedder_spec(config: dict[str, Any] | None = None) -> str:
 def store_target(db: str | None) -> str:
     """A store named on a command line (`engram --db PATH`) as ENGRAM_DB would name it to
     a worker: a PostgreSQL URL as written, a file as an absolute path."""
-    if db.lower().startswith(("postgresql://", "postgres://")):
+    from ..store.target import is_url
+
+    if is_url(db):
         return db
     return os.path.abspath(os.path.expanduser(db))
 
