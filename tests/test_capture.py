@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -1854,3 +1855,28 @@ def test_a_ticket_the_person_opens_and_a_question_parked_for_a_meeting_stay_open
         .say("OK.")
     )
     assert any(reply in item for item in found(session.extract(), kind))
+
+
+def test_each_announced_problem_stays_its_own_memory_across_stops(tmp_path, store_path):
+    session = (
+        Session()
+        .prompt("Salut ! Samedi on a eu 14 inscrits pour un atelier de 12 places. Tu peux "
+                "regarder ?")
+        .say("Deux problèmes dans `ra_ajax_book` :\n\n1. **Course** : on compte, puis on "
+             "insère ; deux clics simultanés passent tous les deux.\n2. **Pas de nonce** : "
+             "`check_ajax_referer` manque, et l'action est aussi en `nopriv`.")
+        .edit("includes/ajax-booking.php")
+        .say("Corrigé.")
+    )
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    with engram.open(store_path, embedder="fake") as mem:  # the real clock
+        capture(mem, str(path), project="ateliers", cwd=CWD, state=state)
+        first = {m.id: m.updated_at for m in mem.list(types=["bug_note"])}
+        for _ in range(2):  # PreCompact and SessionEnd read the same transcript again
+            time.sleep(0.01)
+            capture(mem, str(path), project="ateliers", cwd=CWD, state=state)
+        notes = mem.list(types=["bug_note"])
+        bugs = sorted(m.content for m in notes)
+        assert len(bugs) == 2 and "simultanés" in bugs[0] and "nopriv" in bugs[1]
+        assert {m.id: m.updated_at for m in notes} == first  # nothing rewritten in turn

@@ -381,10 +381,8 @@ class Extractor:
                 f.problem == error for f in self.findings
             ):
                 continue
-            key = family(call.command or "")
-            if any(e.tool is not None and e.tool.name == "Bash" and family(
-                    e.tool.command or "") == key and run_outcome(e.tool) is True
-                   and e.tool.command == call.command for e in self.events[index + 1:]):
+            if any(e.tool is not None and e.tool.name == "Bash" and e.tool.command == call.command
+                   and run_outcome(e.tool) is True for e in self.events[index + 1:]):
                 continue  # it ran in the end: a hiccup, not a missing road
             after = [e.text for e in self.events[index + 1:index + 5] if e.kind == "text"][:1]
             why = first_sentences(after[0], 240) if after else ""
@@ -492,8 +490,10 @@ class Extractor:
                 seen = shorten(next((s for s in said if text_weight(s) >= 20), said[0]), 240)
                 for problem in (list_items(announced) or [announced])[:3]:
                     cause = shorten(problem, MAX_FIX_CHARS)
+                    # said before any change, so told once: keyed by its words (a
+                    # "reported" key is the turn's, one memory for the turn's one bug)
                     self.add(Finding(
-                        "bug_note", f"{seen} — {cause}", "reported", at=prompt.at,
+                        "bug_note", f"{seen} — {cause}", "announced", at=prompt.at,
                         files=turn.files(self)[:10], problem=seen, solution=cause,
                         importance=0.6, anchor=turn.span()[0]))
                 continue
