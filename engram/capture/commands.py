@@ -45,6 +45,7 @@ _INSPECTIONS = frozenset({
     "outdated", "why", "explain", "tree", "graph", "env", "doctor", "dependencies", "deps:tree",
 })
 _PREFIXES = frozenset({"time", "sudo", "nice", "nohup", "command", "exec", "env"})
+_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")  # `FOO=bar cmd`: an env assignment
 
 
 def words_of(command: str, *, last: bool = False) -> list[str]:
@@ -52,7 +53,7 @@ def words_of(command: str, *, last: bool = False) -> list[str]:
     past `cd`, env assignments, `time`, `timeout N`, reporters and output filters."""
     found: list[list[str]] = []
     for words in shell.segments(command):
-        rest = [w for w in words if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
+        rest = [w for w in words if not _ASSIGN_RE.match(w)]
         while rest and (rest[0] in _PREFIXES or rest[0] == "timeout"):
             rest = rest[2:] if rest[0] == "timeout" and len(rest) > 1 else rest[1:]
         if not rest or rest[0] in ("cd", "source", ".", "export", "set", "pushd"):
@@ -115,7 +116,6 @@ def is_read_only(command: str) -> bool:
 
 
 _SHELL_KEYWORDS = frozenset({"for", "while", "until", "do", "done", "if", "then", "else", "fi"})
-_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def run_outcome(call: ToolCall) -> bool | None:
