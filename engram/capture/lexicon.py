@@ -422,8 +422,9 @@ DIRECTIVE_RE = re.compile(_words(
     r"cache|replace|put|go with|make (it|them))\b",
     r"^(bitte )?(nimm|nutze|verwende|speicher\w*|wechsel\w*|stell\w* \S+ auf)\b",
     r"^(utilise|passe (à|en|par)|stocke|mets|garde|remplace)\b",
-    r"^(usa|utiliza|guarda|pasa(lo)? a|cambia(lo)? a|pon|reemplaza)\b",
-    r"^(usa|utiliza|guarda|passa (a|para)|muda para|coloca|troca)\b",
+    # es / pt share "usa", "utiliza", "guarda"
+    r"^(usa|utiliza|guarda|pasa(lo)? a|cambia(lo)? a|pon|reemplaza|passa (a|para)|muda para|"
+    r"coloca|troca)\b",
     r"^(metti|passa a|sostituisci)\b", r"^(используй|переведи|храни|замени|перенеси)",
     r"^(użyj|przenieś|zamień|trzymaj)\b", r"(改成|换成|改为|存到)",
     r"(にして|に変えて|で保存して|に移して)", r"(로|으로) (바꿔|옮겨)",
