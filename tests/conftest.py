@@ -161,6 +161,17 @@ def run_json(env: dict[str, str], *args: str, input: str | None = None,
     return json.loads(proc.stdout)
 
 
+def stop_worker(env: dict[str, str], proc: subprocess.Popen | None = None) -> None:
+    """Ask the warm worker of `env`'s store to stop, and reap its process if we started it."""
+    subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
+                   env=env, timeout=30)
+    if proc is not None:
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 @contextlib.contextmanager
 def write_lock_held(path: Path) -> Iterator[subprocess.Popen[str]]:
     """Another process holds the store's write lock, as a reindex or a big import does,

@@ -16,14 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, stop_worker
 
 import engram
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="Unix sockets")
 
 PING = "import json; from engram import worker; print(json.dumps(worker.ping()))"
-STOP = "from engram import worker; worker.stop()"
 SOCKET = "from engram.hooks import client; print(client.socket_path())"
 
 
@@ -66,15 +65,6 @@ def wait_for_worker(env: dict[str, str], timeout: float = 60) -> dict:
             return status
         time.sleep(0.2)
     raise AssertionError("no worker came up")
-
-
-def stop_worker(env: dict[str, str], proc: subprocess.Popen | None = None) -> None:
-    subprocess.run([sys.executable, "-c", STOP], env=env, timeout=30)
-    if proc is not None:
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture

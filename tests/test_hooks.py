@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, stop_worker
 
 import engram
 from engram.hooks import capture, triage
@@ -374,12 +374,7 @@ def test_worker_answers_hooks(env, project_dir, seeded, embedder):
         assert seeded["refund"] in context_of(json.loads(probe.stdout))
         assert probe.stderr.strip() == "[]"
     finally:
-        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
-                       env=env, timeout=30)
-        try:
-            worker.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        stop_worker(env, worker)
     assert worker.returncode == 0
     # The recall log is written after each reply, yet nothing is lost.
     with engram.open(store_of(env), embedder="none") as mem:
@@ -597,11 +592,6 @@ def test_the_shell_launcher_answers_like_the_python_hook(env, project_dir, seede
         assert _wait_for_worker(env, worker)["served"] == 2  # both went through the worker
         assert launch("shell-session") == ""  # already injected in this session
     finally:
-        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
-                       env=env, timeout=30)
-        try:
-            worker.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        stop_worker(env, worker)
     env["ENGRAM_HOOK_WORKER"] = "off"  # the fallback must not leave a worker behind
     assert seeded["refund"] in context_of(json.loads(launch("after-worker", python_hook)))

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 from api_support import Server, engram_command, server_env, start_server
-from conftest import backends
+from conftest import backends, stop_worker
 
 import engram
 from engram.service.users import hash_token
@@ -801,12 +801,7 @@ def test_hooks_through_the_warm_worker_share_one_connection_to_the_team_server(
         assert "pytest -q tests/test_checkout.py" in recipe.content and recipe.owner == "ada"
         assert proxy.accepted == 1
     finally:
-        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
-                       env=env, timeout=30)
-        try:
-            worker.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        stop_worker(env, worker)
         proxy.close()
         server.stop()
 
@@ -847,10 +842,5 @@ def test_engram_search_through_the_warm_worker_on_a_team_server(tmp_path: Path, 
                    for r in through_worker["results"])
         assert through_worker == search("--no-worker")
     finally:
-        subprocess.run([sys.executable, "-c", "from engram import worker; worker.stop()"],
-                       env=env, timeout=30)
-        try:
-            worker.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        stop_worker(env, worker)
         server.stop()
