@@ -1880,3 +1880,40 @@ def test_each_announced_problem_stays_its_own_memory_across_stops(tmp_path, stor
         bugs = sorted(m.content for m in notes)
         assert len(bugs) == 2 and "simultanés" in bugs[0] and "nopriv" in bugs[1]
         assert {m.id: m.updated_at for m in notes} == first  # nothing rewritten in turn
+
+
+@pytest.mark.parametrize("wrap_up, kind, words", [
+    ("Everything passes now. You may want to add an index on `orders.created_at` before the "
+     "table grows.", "todo", "orders.created_at"),
+    ("Note: the e2e suite wasn't run, it needs the staging credentials.", "todo", "e2e"),
+    ("Before this goes to prod, the migration should be tested against a copy of the "
+     "production data.", "todo", "migration"),
+    ("There's a deprecation warning from pydantic that we'll have to deal with at some point.",
+     "todo", "pydantic"),
+    ("I couldn't reproduce the Safari issue locally, so that one is still open.",
+     "open_question", "Safari"),
+    ("The fix is in. Someone should also bump the SDK in the mobile app.", "todo", "SDK"),
+    ("Pronto. Ficou faltando ajustar o alerta no Sentry.", "todo", "Sentry"),
+    ("No tengo claro si el webhook de pagos sigue usando la clave antigua.", "open_question",
+     "webhook"),
+    ("已完成。还需要更新部署文档。", "todo", "部署文档"),
+    ("Fatto. Resta da aggiornare la documentazione.", "todo", "documentazione"),
+    ("Gotowe. Zostało jeszcze zaktualizować dokumentację.", "todo", "dokumentację"),
+    ("Klaar. De documentatie moet nog bijgewerkt worden.", "todo", "documentatie"),
+    ("Tamamlandı. Dokümantasyonu güncellemek kaldı.", "todo", "Dokümantasyonu"),
+])
+def test_a_wrap_up_names_work_left_in_everyday_words_in_many_languages(wrap_up, kind, words):
+    from engram.capture.reading import open_items
+
+    assert any(k == kind and words in item for k, item in open_items(wrap_up))
+
+
+@pytest.mark.parametrize("wrap_up", [
+    "All 42 tests pass and the endpoint now returns 404 for unknown ids.",
+    "Let me know if you want me to also update the changelog.",
+    "Added a regression test that fails without the fix.",
+])
+def test_a_wrap_up_that_leaves_nothing_open_names_no_work(wrap_up):
+    from engram.capture.reading import open_items
+
+    assert open_items(wrap_up) == []

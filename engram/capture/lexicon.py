@@ -5,7 +5,7 @@ reverted; an answer to a question). Words decide only what structure cannot: whe
 sentence a user typed states a lasting rule, whether the text before an edit gives a
 reason, whether a wrap-up leaves something open. Each list covers English, Russian,
 German, French, Spanish, Portuguese, Chinese and Japanese, and the commonest phrasings in
-Italian, Polish and Korean; patterns are matched
+Italian, Polish and Korean (and, for work left open, Dutch and Turkish); patterns are matched
 case-insensitively, with word boundaries only where the script has spaces.
 """
 
@@ -636,7 +636,7 @@ OPEN_HEADING_RE = re.compile(_words(
     r"next steps?", r"follow[- ]?ups?", r"(left )?for later", r"left out", r"remaining",
     r"still to do", r"to ?do", r"not (yet )?done",
     r"left to do", r"what'?s left", r"pending", r"open (questions?|issues?|items?)",
-    r"known (issues|limitations)", r"limitations", r"caveats?", r"out of scope", r"future work",
+    r"known (issues?|limitations?)", r"limitations?", r"caveats?", r"out of scope", r"future work",
     r"recommendations?", r"questions?",
     r"следующие шаги", r"осталось", r"нужно (ещё|еще)", r"открытые вопросы", r"дальше",
     r"nächste schritte", r"offene (punkte|fragen)", r"noch zu tun", r"prochaines étapes",
@@ -695,6 +695,26 @@ STILL_OPEN_RE = re.compile(_words(
     r"\bich habe (es|das|ihn|sie) nicht \w+", r"\bno lo (he )?(movido|cambiado|tocado|arreglado)",
     r"\bnão (o|a) (movi|mudei|corrigi)", r"\bя (его|её|это) не (трогал|менял|переносил|исправлял)",
     r"\byours for\b", r"\b(that's|that one's|it's) yours\b", r"\bà toi pour\b",
+    # advice and work named for later in a wrap-up: "you may want to add an index", "we'll
+    # have to deal with it at some point", "before this goes to prod, …"
+    r"\byou (may|might) (also )?want to\b", r"\bi('d| would)? (recommend|suggest)\b",
+    r"\b(wasn't|weren't|isn't|aren't|was not|were not|hasn't been|haven't been) (\w+ )?(run|"
+    r"tested|updated|verified|checked|migrated|deployed|covered|handled|documented|wired)\b",
+    r"\bi (didn't|did not) (update|add|migrate|test|run|wire|implement|handle|cover|"
+    r"document|deploy)\w*\b", r"\bnext up\b",
+    r"\bbefore (this|it) (goes|ships|lands|is merged|is deployed|is released)\b",
+    r"\bbefore (merging|shipping|deploying|the release|release)\b",
+    r"\bstill (describes?|references?|mentions?|says|points? (to|at)|uses? the old)\b",
+    r"\bstill (open|unresolved|unclear|unknown|an issue|a problem)\b",
+    r"\b(eventually|at some point|down the (road|line)|ideally)\b",
+    r"\b(will|'ll|would) need (a|an|the|to)\b", r"\b(we|you)('ll| will) have to\b",
+    r"\bsomeone (should|needs to|will have to|has to)\b",
+    r"\bfalta(m|ndo|ria)?\b", r"还需要", r"还要", r"仍需", r"还得",
+    r"\bresta(no)? da\b", r"\bmanca(no)?\b", r"\bda fare\b", r"\bzostał(o|y)\b",
+    r"\btrzeba (jeszcze|będzie)\b", r"\bdo zrobienia\b", r"\bpóźniej\b",
+    # nl / tr
+    r"\b(moet|moeten) (\w+ ){0,4}nog\b", r"\bnog niet\b", r"\bnog te doen\b", r"\blater\b",
+    r"\bkaldı\b", r"\bhenüz\b", r"\bdaha sonra\b", r"\byapılacak\b", r"\bsonra (bakarız|yaparım)\b",
 ), re.IGNORECASE)
 # A wrap-up saying what it could not settle: an open question, even without a "?".
 UNCERTAIN_RE = re.compile(_words(
@@ -712,6 +732,15 @@ UNCERTAIN_RE = re.compile(_words(
     r"je ne sais pas si", r"à voir avec", r"à confirmer", r"pas vérifié", r"no sé si",
     r"no está claro", r"hay que confirmar", r"não sei se", r"não se sabe", r"a confirmar",
     r"不确定", r"需要确认", r"不清楚", r"判断できません", r"確認が必要", r"未定", r"わかりません",
+    r"\b(couldn't|could not|can't|cannot|wasn't able to|was unable to) reproduce\b",
+    r"\bi'm not (certain|sure|confident)\b", r"\bnot certain\b",
+    r"\bno (tengo|está|queda) claro\b", r"\bno estoy segur[oa]\b", r"\bnão tenho certeza\b",
+    r"\bnão (está|ficou) claro\b", r"\bje ne suis pas sûr", r"\bpas clair\b",
+    r"\bnicht sicher,? ob\b", r"\bnon sono sicur[oa]\b", r"\bnon è chiaro\b",
+    r"\bnon so se\b", r"\bnie jestem (pewien|pewna|pewny)\b", r"\bnie wiem,? czy\b",
+    r"\bniet zeker\b", r"\bweet (ik )?niet (of|zeker)\b", r"\bonduidelijk\b",
+    r"\bemin değilim\b", r"\bbelli değil\b", r"\bnet değil\b", r"不太确定", r"不知道是否",
+    r"확실하지 않", r"모르겠",
 ), re.IGNORECASE)
 
 # A question that offers help is not an open question about the project.
