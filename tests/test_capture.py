@@ -1917,3 +1917,20 @@ def test_a_wrap_up_that_leaves_nothing_open_names_no_work(wrap_up):
     from engram.capture.reading import open_items
 
     assert open_items(wrap_up) == []
+
+
+def test_what_the_assistant_says_made_no_difference_is_a_failed_attempt():
+    session = (
+        Session().prompt("the export endpoint times out for big accounts, p99 is 30s")
+        .say("I'll raise the DB pool size from 10 to 50 in `settings.py` in case it's contention.")
+        .edit("app/settings.py")
+        .bash("python scripts/load_export.py --accounts big", "p99=29.8s")
+        .say("Raising the pool size made no difference, p99 is still 29.8s. Let me profile.")
+        .bash("python -m cProfile -s cumtime scripts/load_export.py", "serialize_rows 28.1s")
+        .say("The time is in `serialize_rows`. I'll stream rows with a generator instead.")
+        .edit("app/export.py")
+        .bash("python scripts/load_export.py --accounts big", "p99=2.1s")
+        .say("p99 is down to 2.1s.")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "pool size" in attempt and "no difference" in attempt

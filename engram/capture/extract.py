@@ -330,6 +330,7 @@ class Extractor:
         added when no failed attempt names the same things."""
         final = next((t.closing() for t in reversed(turns)
                       if t.worked and t.closing() is not None), None)
+        self.told_along_the_way(-1 if final is None else final.position)
         if final is None:
             return
         said = list_items(final.text) or lexicon.sentences(final.text)
@@ -345,6 +346,33 @@ class Extractor:
             elif not _named_in(_NAME_RE.findall(sentence), [f.content.lower() for f in attempts]):
                 self.add(Finding("failed_attempt", sentence, "wrap-up", at=final.at,
                                  importance=0.5, anchor=final.position))
+
+    def told_along_the_way(self, final: int) -> None:
+        """What the assistant says made no difference while it works ("bumping the pool to
+        50 made no difference, the lock is elsewhere"): tried, measured, dropped — with no
+        failing command to show it, only its words."""
+        told = 0
+        for event in self.events:
+            if event.kind != "text" or event.position == final or told >= 3:
+                continue
+            said = lexicon.sentences(event.text)
+            for number, sentence in enumerate(said):
+                if not lexicon.NO_EFFECT_RE.search(sentence) or text_weight(sentence) < 30:
+                    continue
+                # what was tried is often the sentence before ("I raised the timeout. No
+                # change.")
+                whole = " ".join(said[max(0, number - 1):number + 1]) if text_weight(
+                    sentence) < 50 else sentence
+                attempts = [f.content.lower() for f in self.findings
+                            if f.type == "failed_attempt"]
+                if any(normalized(sentence) in normalized(a) for a in attempts) or _named_in(
+                    _NAME_RE.findall(whole), attempts
+                ):
+                    break
+                self.add(Finding("failed_attempt", shorten(whole, 400), "told", at=event.at,
+                                 importance=0.5, anchor=event.position))
+                told += 1
+                break
 
     def requested_design(self, turns: list[_Turn]) -> None:
         """A request that names how to build it, with the problem it answers ("POST

@@ -568,6 +568,23 @@ DID_NOT_WORK_RE = re.compile(_words(
     r"ダメ", r"だめ", r"外して",
 ), re.IGNORECASE)
 
+# The assistant telling that something it tried changed nothing: "bumping the pool to 50
+# made no difference", "le retry n'a rien changé" — a failed attempt wherever it is said.
+NO_EFFECT_RE = re.compile(_words(
+    r"\b(made|makes|had|has) no (real |visible |measurable )?(difference|effect|impact)\b",
+    r"\b(didn't|did not|doesn't|does not) (help|change anything|make (a|any) difference|"
+    r"fix (it|anything|the \w+))\b", r"\bno (luck|dice)\b", r"\bsame (result|error|behaviou?r) "
+    r"(again|as before)\b", r"\b(was|is) not (enough|it)\b",
+    r"n'a rien changé", r"n'a pas aidé", r"ne change rien", r"hat nicht geholfen",
+    r"hat nichts (gebracht|geändert)", r"keinen unterschied", r"no ayudó", r"no cambió nada",
+    r"no hizo (ninguna )?diferencia", r"não ajudou", r"não mudou nada", r"não fez diferença",
+    r"не помогло", r"ничего не (изменило|дало)", r"без изменений", r"non ha aiutato",
+    r"non è cambiato nulla", r"nie pomogło", r"nic nie zmieniło", r"hielp niet",
+    r"maakte geen verschil", r"işe yaramadı", r"fark etmedi", r"没(有)?(帮助|效果|用)",
+    r"没有(任何)?变化", r"効果(が|は)?(ない|なかった|なし)", r"変わらなかった", r"변화가 없",
+    r"효과가 없", r"도움이 안",
+), re.IGNORECASE)
+
 # A person turning down what the assistant just proposed: "no, wrong — use jsonb".
 CORRECTION_RE = re.compile(
     r"^\W*(no(?! (worries|problem|rush|need|idea|clue)\b)|nope|nah|wrong|not quite|stop|"
