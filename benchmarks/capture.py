@@ -54,6 +54,10 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        "clojure-keyset-zh", "erlang-smtp-backoff-compact-en",
                        "kafka-streams-rebalance-explain-pt", "pg-particiones-plan-es",
                        "wordpress-ateliers-fr",
+                       # the sixth batch, alternate ones by name, opened on 2026-11-28
+                       "astro-recetas-reglas-es", "compose-paging-keys-de",
+                       "htmx-go-csrf-compact-en", "perl-logrotate-explain-en",
+                       "qt6-migration-plan-fr",
                        # the fifth batch, alternate ones by name, opened on 2026-11-28
                        "bevy-tunnelling-subagent-fr", "ktor-idempotency-compact-en",
                        "nomad-periodic-pl", "redis-streams-pendientes-es",

@@ -1934,3 +1934,40 @@ def test_what_the_assistant_says_made_no_difference_is_a_failed_attempt():
     )
     [attempt] = found(session.extract(), "failed_attempt")
     assert "pool size" in attempt and "no difference" in attempt
+
+
+def test_a_reverted_change_and_a_decision_name_what_the_edit_changed():
+    session = (
+        Session().prompt("inline edits give 403 since the csrf PR")
+        .bash("go test ./internal/web/...", "--- FAIL: TestUpdateStockRow\nFAIL", failed=True)
+        .say("Reproduced. Trying Lax first:")
+        .edit("internal/web/routes.go", "csrf.SameSite(csrf.SameSiteStrictMode),",
+              "csrf.SameSite(csrf.SameSiteLaxMode),")
+        .bash("go test ./internal/web/...", "--- FAIL: TestUpdateStockRow\nFAIL", failed=True)
+        .say("Same 403, so the cookie isn't the problem. Putting Strict back.")
+        .edit("internal/web/routes.go", "csrf.SameSite(csrf.SameSiteLaxMode),",
+              "csrf.SameSite(csrf.SameSiteStrictMode),")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "SameSiteLaxMode" in attempt
+
+
+def test_change_gist_reads_the_first_changed_line_of_an_edit():
+    from engram.capture.changes import change_gist
+    from engram.capture.transcript import ToolCall
+
+    def edit(old: str, new: str) -> ToolCall:
+        return ToolCall("t", "Edit", {"file_path": "/a.py", "old_string": old,
+                                      "new_string": new}, None, 0)
+
+    assert change_gist(edit("x = 1\ny = 2", "x = 1\ny = 3")) == "`y = 2` → `y = 3`"
+    assert change_gist(edit("a\n", "a\nb = 1\n")) == "added `b = 1`"
+    assert change_gist(edit("a\nb\n", "a\n")) == "removed `b`"
+    assert change_gist(edit("a  b", "a b")) == ""
+    assert change_gist(ToolCall("t", "Write", {"file_path": "/a", "content": "x"}, None, 0)) == ""
+
+
+def test_a_numbered_line_keeps_a_version_number_that_starts_it():
+    from engram.capture import lexicon
+
+    assert lexicon.sentences("3. 6.5, c'est la LTS") == ["6.5, c'est la LTS"]

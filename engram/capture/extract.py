@@ -29,6 +29,7 @@ from typing import Any
 
 from ..hooks import triage
 from . import lexicon, shell
+from .changes import change_gist
 from .commands import (
     Streak,
     display_command,
@@ -695,10 +696,13 @@ class Extractor:
             why = f"{why}; {shown}" if why else shown
         file = relative_path(path, self.cwd)
         approach = tried or f"a change to {file}"
+        call = self.events[first].tool
+        gist = change_gist(call) if call is not None else ""
         self.revert_windows.append((first, undo))
         self.undone.add(first)
         self.undoing.add(undo)
-        content = f"Tried: {approach} — reverted"
+        content = f"Tried: {approach} ({gist}) — reverted" if gist and gist not in approach else (
+            f"Tried: {approach} — reverted")
         if why:
             content += f": {why}"
         self.attempt(first, approach, Finding("failed_attempt", content, "revert", at=at,
@@ -834,6 +838,9 @@ class Extractor:
                 continue  # the reasoning of a fix belongs to its bug note
             call = self.events[edit_at].tool
             file = relative_path(call.file_path, self.cwd) if call and call.file_path else None
+            gist = change_gist(call) if call is not None else ""
+            if gist:  # what was changed, which the words before it may not name
+                passage = f"{passage} (change: {gist})"
             candidates.append((score, Finding("decision", passage, "pre-edit", at=at,
                                               files=[file] if file else [], importance=0.6,
                                               anchor=first)))

@@ -786,7 +786,8 @@ def sentences(text: str) -> list[str]:
     text = re.sub(r"```.*?(```|\Z)", "\n", text, flags=re.DOTALL)
     out = []
     for piece in SENTENCE_SPLIT_RE.split(text):
-        piece = re.sub(r"^\s*(?:[-*•>]|\d+[.)]|#+)\s*", "", piece or "").strip()
+        # a list marker is followed by a space: "6.5, c'est la LTS" keeps its version
+        piece = re.sub(r"^\s*(?:[-*•>]|\d+[.)](?=\s|$)|#+)\s*", "", piece or "").strip()
         piece = piece.strip("*_ ").strip()
         if piece:
             out.append(piece)

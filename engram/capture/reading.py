@@ -164,7 +164,7 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
     Narration ("Let me check the tests") and talk of the code's momentary state
     ("the import is unused") do not count.
     """
-    chosen: list[str] = []
+    chosen: list[tuple[float, str]] = []  # (what it explains, sentence)
     score = 0
     follow = False
     for text in texts:
@@ -178,15 +178,21 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
             ):
                 value = 0  # "Let me make it safer:" announces, it does not explain
             if value > 0 and len(sentence) >= 25:
-                chosen.append(sentence)
+                chosen.append((value, sentence))
                 score += value
                 follow = True
             elif follow and not INVESTIGATION_RE.match(sentence) and len(sentence) >= 20:
-                chosen.append(sentence)
+                chosen.append((0.5, sentence))
                 follow = False
             else:
                 follow = False
-    passage = " ".join(dict.fromkeys(chosen))
+    kept = list(dict.fromkeys(chosen))
+    # Too long for a memory: drop the earliest sentences but the one that explains most,
+    # so what is said last before the change ("Instead I'll put it on <body>: …") stays.
+    while len(kept) > 1 and len(" ".join(s for _, s in kept)) > limit:
+        best = max(kept, key=lambda pair: pair[0])
+        kept.remove(next(pair for pair in kept if pair is not best))
+    passage = " ".join(sentence for _, sentence in kept)
     return (shorten(passage, limit), score) if passage else ("", 0)
 
 
