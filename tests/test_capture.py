@@ -1971,3 +1971,43 @@ def test_a_numbered_line_keeps_a_version_number_that_starts_it():
     from engram.capture import lexicon
 
     assert lexicon.sentences("3. 6.5, c'est la LTS") == ["6.5, c'est la LTS"]
+
+
+def test_the_users_verdict_keeping_a_change_with_its_reason_is_a_decision():
+    session = (
+        Session().prompt("orders list crashes when scrolling")
+        .say("The keys are page numbers; I'll switch the PagingSource keys to offsets.")
+        .edit("data/OrdersPagingSource.kt")
+        .bash("./gradlew test", "BUILD SUCCESSFUL")
+        .say("The keys are offsets now (offset + orders.size); the paging test is green.")
+        .prompt("top. cursor paging wär schöner aber die v1 api kann nur offset, also passt "
+                "das so.")
+        .say("Gut.")
+    )
+    [decision] = [d for d in found(session.extract(), "decision") if "v1 api" in d]
+    assert "PagingSource" in decision
+
+
+@pytest.mark.parametrize("last_words, words", [
+    ("die suche hat glaub ich den gleichen bug, mach ich nächste woche", "gleichen bug"),
+    ("the search page probably has the same bug, I'll look at it tomorrow", "same bug"),
+    ("la recherche a sans doute le même bug, je regarde ça demain", "même bug"),
+])
+def test_work_the_user_names_for_a_later_day_is_a_todo(last_words, words):
+    session = (
+        Session().prompt("fix the duplicate rows in the orders list")
+        .edit("app/orders.py")
+        .bash("pytest -q", "5 passed")
+        .say("Fixed.")
+        .prompt(last_words)
+        .say("Noted.")
+    )
+    assert any(words in todo for todo in found(session.extract(), "todo"))
+
+
+def test_not_knowing_said_aloud_is_no_rule_and_a_request_that_stopped_working_is_a_problem():
+    from engram.capture import lexicon
+    from engram.capture.reading import rule_type
+
+    assert rule_type("keine ahnung ob das backend die sortierung stabil hält") is None
+    assert lexicon.PROBLEM_RE.search("inline edit stopped saving, gives 403 in the network tab")

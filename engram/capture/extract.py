@@ -397,6 +397,30 @@ class Extractor:
                              files=turn.files(self)[:10], importance=0.6,
                              anchor=prompt.position))
 
+    def verdicts(self, turns: list[_Turn]) -> None:
+        """The person weighing what was just built and keeping it, with the reason ("cursor
+        paging would be nicer but the v1 api can only do offset, so this stays"): their
+        decision, with the change it keeps."""
+        for previous, turn in zip(turns, turns[1:], strict=False):
+            prompt = turn.opener
+            if prompt is None or prompt.kind != "prompt" or not previous.edited:
+                continue
+            for sentence in lexicon.sentences(prompt.text):
+                if sentence.endswith(("?", "？")) or text_weight(sentence) < 40 or rule_type(
+                    sentence
+                ) is not None or lexicon.PROBLEM_RE.search(sentence):
+                    continue
+                weighed = lexicon.ALTERNATIVE_RE.search(sentence) or lexicon.EVALUATIVE_RE.search(
+                    sentence)
+                if not weighed or insight_score(sentence) < 3:
+                    continue
+                kept = previous.closing_gist() or self.last_change_reason(previous)
+                content = shorten(sentence, 300) + (f" — {shorten(kept, 200)}" if kept else "")
+                self.add(Finding("decision", content, "verdict", at=prompt.at,
+                                 files=previous.files(self)[:10], importance=0.6,
+                                 anchor=prompt.position))
+                break
+
     def unavailable(self) -> None:
         """A command the tool itself refused ("ERR unknown command 'XAUTOCLAIM'", "unrecognized
         option") and never made to pass: a road that does not exist here — a failed attempt
@@ -1259,6 +1283,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.unavailable()
     extractor.told_failures(turns)
     extractor.requested_design(turns)
+    extractor.verdicts(turns)
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()

@@ -162,6 +162,10 @@ EMPHASIS_RE = re.compile(
     r"\bregras?\b|规矩|规则|规定|ルール|決まり|\bacordate\b|\brecord[áa]\b|\brecuerda\b|"
     r"\blembr[ae]\b|n'oublie pas|\bdenk dran\b|помни|не забывай|覚えて|记住|"
     r"\breminders?\b|напоминаю|\bzur erinnerung\b|\b(pour )?rappel\b|\brecordatorio\b|"
+    r"\bi (already )?told you\b|\bas i said\b|\bte lo (he|había) dicho\b|\bya te (lo )?dije\b|"
+    r"\bje te l'ai (déjà )?dit\b|\bhab(e)? ich (dir )?(doch )?(schon )?gesagt\b|"
+    r"\beu (já )?te disse\b|"
+    r"я же (говорил|сказал)|我(已经)?说过|言ったよね|말했잖아|"
     r"\blembrete\b|提醒|念のため|"
     r"\bthe (whole|entire) point (is|was|of)\b|"
     r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
@@ -249,7 +253,7 @@ PREFERENCE_RE = re.compile(_PREFERENCE, re.IGNORECASE)
 # The three parts of a reason: an alternative named, a purpose, a cause.
 ALTERNATIVE_RE = re.compile(_words(
     r"\binstead( of)?\b", r"\(not (a |an |the )?[^)]{3,60}\)", r"\brather than\b",
-    r"\bin favou?r of\b", r"\bover (the|a|an)\b",
+    r"\bin favou?r of\b", r"\bover (the|a|an)\b", r"\bvs\.?(?=\s)", r"\bversus\b",
     r"\bnot (the|a|an)? ?\S+,? (but|since|because)\b", r"\bswitch(ed|ing)? (to|from)\b",
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
@@ -305,6 +309,7 @@ CAUSE_RE = re.compile(_words(
     r"\bpois\b", r"já que", r"因为", r"由于", r"ので", r"から、", r"ため、", r"ためです",
     r"原因", r"理由", r"\bperché\b", r"\bpoiché\b", r"\bquindi\b", r"\bponieważ\b",
     r"\bbo\b", r"\bdlatego\b", r"때문에", r"그래서", r"이라서",
+    r"\balso (passt|ist|bleibt|nehmen|machen|lassen|geht)\b",
 ), re.IGNORECASE)
 # A limit of a tool or of the code: the other half of many reasons ("SQLite doesn't
 # support …", "the sandbox can't …").
@@ -321,6 +326,10 @@ LIMITATION_RE = re.compile(_words(
     r"ne supporte pas", r"ne peut pas", r"ne sait pas", r"dépend de", r"no soporta", r"no puede",
     r"depende de", r"não suporta", r"não pode", r"不支持", r"无法", r"不能", r"依赖",
     r"サポートしていない", r"できない", r"依存",
+    # a tool that offers one way only: "die v1 api kann nur offset"
+    r"\b(can|could) only\b", r"\b(kann|können) nur\b", r"\bne (peut|sait) que\b",
+    r"\bsolo (puede|acepta|soporta)\b", r"\bsó (pode|aceita|suporta)\b", r"(умеет|может) только",
+    r"只(能|支持)", r"しか(でき|対応)",
 ), re.IGNORECASE)
 # A reported problem: what turns a request into a bug report.
 PROBLEM_RE = re.compile(_words(
@@ -329,6 +338,10 @@ PROBLEM_RE = re.compile(_words(
     r"stopped working|panic|segfault|chokes?|throws|raises|errors out|falling over|falls over|"
     r"oom(-killed)?|out of memory|too slow|way too slow)\b",
     r"\b(gets?|getting|returns?|returning|with|an?) (an? )?(\w+ )?(error|500|404)\b",
+    # an HTTP status seen, something that stopped happening: "gives 403 in the network
+    # tab", "stopped saving after #214", "no longer loads"
+    r"\b(gives?|giving|gave|got|returns?|returning|returned|throws?|answers?) (an? |me )?"
+    r"(http )?[45]\d\d\b", r"\bstopped (\w+ing)\b", r"\bno longer (works?|\w+s)\b",
     r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"fehler", r"kaputt",
     r"schlägt fehl", r"stürzt ab", r"doppelt", r"erreur", r"plante", r"échoue", r"cassé",
     r"en double", r"deux fois", r"falla", r"roto", r"duplicad", r"dos veces", r"erro\b",
@@ -411,6 +424,12 @@ HANDOFF_RE = re.compile(_words(
 WONDER_RE = re.compile(_words(
     r"\bi (wonder|was wondering|am wondering|'m wondering) (if|whether|why|how)\b",
     r"\bwondering (if|whether)\b", r"\bich frage mich,? ob\b", r"\bje me demande si\b",
+    # not knowing, said so: "keine ahnung ob das backend die sortierung stabil hält"
+    r"\bno idea (if|whether|how|why|what|who|about)\b",
+    r"\bkeine ahnung,? (ob|wie|warum|wer|was)\b",
+    r"\baucune idée (si|de|pourquoi|comment)\b", r"\bni idea (si|de|por qué|cómo)\b",
+    r"\bnão faço (a menor )?ideia (se|de|por que|como)\b", r"понятия не имею", r"без понятия",
+    r"\bnessuna idea (se|di)\b", r"\bnie mam pojęcia\b", r"\bgeen idee (of|hoe|waarom)\b",
     r"\bme pregunto si\b", r"\bme pergunto se\b", r"\bmi chiedo se\b",
     r"\bинтересно,? (стоит|нужно|надо|ли)",
     r"我在想", r"不知道(要不要|该不该|是否)", r"気になって", r"気になる", r"べきか(な|どうか)",
@@ -458,6 +477,11 @@ LATER_WORK_RE = re.compile(_words(
     r"il faudrait", r"on devrait", r"il faudra", r"habría que", r"deberíamos", r"hay que",
     r"a gente (precisa|deveria)", r"precisamos", r"deveríamos", r"(还|以后)?需要", r"应该",
     r"必要がある", r"したほうがいい",
+    # a day named for it: "mach ich nächste woche", "je reprends lundi"
+    r"\b(tomorrow|next week|nächste woche|morgen|demain|la semaine prochaine|mañana|"
+    r"la (semana que viene|próxima semana)|amanhã|(na )?semana que vem|próxima semana|завтра|"
+    r"на следующей неделе|domani|(la )?prossima settimana|jutro|w przyszłym tygodniu|"
+    r"volgende week|yarın|haftaya)\b", r"明天", r"下周", r"明日", r"来週", r"내일", r"다음 주",
 ), re.IGNORECASE)
 # A request to leave something for later: a todo in the user's own words.
 DEFER_RE = re.compile(_words(
@@ -510,7 +534,8 @@ EVALUATIVE_RE = re.compile(_words(
     r"лучше", r"проще", r"безопаснее", r"надёжнее", r"\bbesser\b", r"einfacher", r"sicherer",
     r"\bmieux\b", r"plus simple", r"plus sûr", r"\bmejor\b", r"más simple", r"más seguro",
     r"\bmelhor\b", r"mais simples", r"mais seguro", r"更好", r"更简单", r"更安全", r"より良い",
-    r"シンプル", r"安全",
+    r"シンプル", r"安全", r"\bschöner\b", r"\bsauberer\b", r"\beleganter\b", r"plus propre",
+    r"más limpio", r"mais limpo", r"\bnicer\b", r"красивее", r"\bчище\b", r"更优雅", r"更干净",
     # "the right way is": the choice made among ways
     r"\bthe (right|correct|proper) (way|fix|approach|thing)\b", r"правильн\w* (решение|способ|"
     r"путь|вариант)", r"\b(der|die) richtige (weg|lösung|ansatz)\b", r"la bonne (façon|solution|"
@@ -750,6 +775,13 @@ UNCERTAIN_RE = re.compile(_words(
     r"no está claro", r"hay que confirmar", r"não sei se", r"não se sabe", r"a confirmar",
     r"不确定", r"需要确认", r"不清楚", r"判断できません", r"確認が必要", r"未定", r"わかりません",
     r"\b(couldn't|could not|can't|cannot|wasn't able to|was unable to) reproduce\b",
+    r"\bcan('|no)t (tell|see|check|know) (that |this |it )?from here\b",
+    r"\bkann ich (von hier( aus)? )?nicht (sehen|prüfen|sagen|beurteilen)\b",
+    r"\bmüsste (jemand|wer)\b", r"\bje ne peux pas (le )?(voir|vérifier|savoir|dire)\b",
+    r"\bno puedo (verlo|saberlo|comprobarlo|verificarlo|ver|saber|comprobar)\b",
+    r"\bnão (consigo|posso) (ver|verificar|saber|confirmar)\b",
+    r"не могу (проверить|сказать|увидеть|знать)", r"无法(确认|判断|看到)",
+    r"ここからは(分かり|確認でき)",
     r"\bi'm not (certain|sure|confident)\b", r"\bnot certain\b",
     r"\bno (tengo|está|queda) claro\b", r"\bno estoy segur[oa]\b", r"\bnão tenho certeza\b",
     r"\bnão (está|ficou) claro\b", r"\bje ne suis pas sûr", r"\bpas clair\b",
