@@ -2011,3 +2011,20 @@ def test_not_knowing_said_aloud_is_no_rule_and_a_request_that_stopped_working_is
 
     assert rule_type("keine ahnung ob das backend die sortierung stabil hält") is None
     assert lexicon.PROBLEM_RE.search("inline edit stopped saving, gives 403 in the network tab")
+
+
+def test_numbered_answers_to_numbered_questions_are_decisions_with_their_question():
+    session = (
+        Session().prompt("plan the move from Qt 5.15 to Qt 6, change nothing yet")
+        .bash("grep -rc QRegExp core", "core/validation.cpp:4")
+        .say("Most of it is in core/. Questions before I propose an order:\n"
+             "1. qmake or CMake? Qt 6 pushes CMake, but qmake6 works.\n"
+             "2. Do we accept Core5Compat to go faster?\n3. Which version do we target?")
+        .prompt("1. qmake stays, CMake is another project for next year. 2. no Core5Compat, "
+                "never. 3. 6.5, it's the LTS and our support contract covers it")
+        .edit("core/validation.cpp")
+    )
+    decisions = found(session.extract(), "decision")
+    assert any("6.5, it's the LTS" in d and "Which version" in d for d in decisions)
+    assert any("qmake stays" in d and "qmake or CMake" in d for d in decisions)
+    assert not any("Core5Compat" in d for d in decisions)  # a rule, not a choice

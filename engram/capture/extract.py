@@ -397,6 +397,25 @@ class Extractor:
                              files=turn.files(self)[:10], importance=0.6,
                              anchor=prompt.position))
 
+    def numbered_answers(self, turns: list[_Turn]) -> None:
+        """Numbered answers to the assistant's numbered questions ("1. qmake or CMake? 2. …"
+        answered "1. qmake stays, CMake is another project 2. …"): each answer that is not a
+        rule is a choice made, kept with the question it settles."""
+        for proposal, turn in zip(turns, turns[1:], strict=False):
+            prompt, closing = turn.opener, proposal.closing()
+            if prompt is None or prompt.kind != "prompt" or closing is None:
+                continue
+            questions = numbered_parts(closing.text)
+            answers = numbered_parts(prompt.text)
+            if sum("?" in q or "？" in q for q in questions) < 2 or len(answers) < 2:
+                continue
+            for question, answer in zip(questions, answers, strict=False):
+                if text_weight(answer) < 12 or rule_type(answer) is not None:
+                    continue
+                self.add(Finding("decision", f"{shorten(answer, 300)} ({shorten(question, 160)})",
+                                 "answer", at=prompt.at, importance=0.6,
+                                 anchor=prompt.position))
+
     def verdicts(self, turns: list[_Turn]) -> None:
         """The person weighing what was just built and keeping it, with the reason ("cursor
         paging would be nicer but the v1 api can only do offset, so this stays"): their
@@ -1114,6 +1133,25 @@ class Extractor:
 _TASK_ID_RE = re.compile(r"#(\d+)")
 
 
+_NUMBER_RE = re.compile(r"(?:^|(?<=\s))(\d{1,2})[.)]\s+")
+
+
+def numbered_parts(text: str) -> list[str]:
+    """The parts of a reply numbered 1, 2, 3 … in order, inline or one per line."""
+    parts: list[str] = []
+    last = None
+    for match in _NUMBER_RE.finditer(text):
+        if int(match.group(1)) != len(parts) + 1:
+            continue
+        if last is not None:
+            parts[-1] = text[last:match.start()].strip()
+        parts.append("")
+        last = match.end()
+    if last is not None:
+        parts[-1] = text[last:].strip()
+    return [p for p in parts if p]
+
+
 def prepared(failed: str, passed: str) -> bool:
     """`nix flake check` failing, then `git add flake.nix && nix flake check` passing: the
     same command run after a step that does something (not just another folder)."""
@@ -1284,6 +1322,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.told_failures(turns)
     extractor.requested_design(turns)
     extractor.verdicts(turns)
+    extractor.numbered_answers(turns)
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()
