@@ -2028,3 +2028,32 @@ def test_numbered_answers_to_numbered_questions_are_decisions_with_their_questio
     assert any("6.5, it's the LTS" in d and "Which version" in d for d in decisions)
     assert any("qmake stays" in d and "qmake or CMake" in d for d in decisions)
     assert not any("Core5Compat" in d for d in decisions)  # a rule, not a choice
+
+
+def test_a_question_handed_to_someone_about_that_keeps_what_that_is():
+    session = (
+        Session().prompt("plan the Qt 6 migration, change nothing yet")
+        .say("Qt 6 no longer supports Windows 7. Do any customers still run it?")
+        .prompt("hmm. Ferrand Transports was still on Windows 7 last year. not sure that's "
+                "still the case, we need to ask Claire from support.")
+        .edit("core/validation.cpp")
+        .say("Noted, I'll keep the QML step for after Claire answers.")
+    )
+    questions = found(session.extract(), "open_question")
+    assert any("Ferrand" in q and "Claire" in q for q in questions)
+
+
+@pytest.mark.parametrize("wrap_up, words", [
+    ("Listo. Para la DLQ falta decidir quién se entera cuando entra algo.", "DLQ"),
+    ("Done. Who gets paged for the dead-letter queue still needs to be decided.", "paged"),
+])
+def test_a_decision_still_to_be_taken_is_an_open_question(wrap_up, words):
+    from engram.capture.reading import open_items
+
+    assert any(k == "open_question" and words in item for k, item in open_items(wrap_up))
+
+
+def test_a_question_handed_to_a_colleague_in_polish_is_open():
+    from engram.capture import lexicon
+
+    assert lexicon.HANDOFF_RE.search("co do retry zapytam Kasię z księgowości")

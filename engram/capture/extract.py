@@ -1106,6 +1106,10 @@ class Extractor:
                     kind, question, at, anchor = items[ours[-1]]
                     items[ours[-1]] = (kind, f"{question} — {sentence}", at, anchor)
                     continue
+                if not asked and number and _POINTS_BACK_RE.search(sentence):
+                    # "not sure that's still the case, ask Claire": the case is the
+                    # sentence before
+                    asked = [said[number - 1]]
                 items.append(("open_question", " ".join([*asked[-1:], sentence]), prompt.at,
                               -1))
         prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
@@ -1133,6 +1137,10 @@ class Extractor:
 _TASK_ID_RE = re.compile(r"#(\d+)")
 
 
+# A sentence about "that", "c'est", "das": what it is about was said just before.
+_POINTS_BACK_RE = re.compile(
+    r"\b(that|this|it|c'est|ça|cela|das|dies|es|eso|esto|isso|isto|questo|to)\b|это|так ли|"
+    r"那|这|それ|これ", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"(?:^|(?<=\s))(\d{1,2})[.)]\s+")
 
 

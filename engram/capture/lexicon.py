@@ -393,6 +393,11 @@ UNDECIDED_RE = re.compile(_words(
     r"questione di squadra", r"团队的?问题", r"チームの判断", r"先(要)?决定",
     r"\bdecide (that )?first\b", r"erst entscheiden",
     r"décider d'abord", r"decidir primero", r"decidir primeiro", r"сначала решить",
+    # a decision still to be taken: "falta decidir quién se entera", "il reste à décider"
+    r"\b(still (need|have) to|needs? to be|has yet to be|remains to be) decided\b",
+    r"\b(falta|queda|resta) (por )?decidir\b", r"\breste à décider\b",
+    r"\bnoch (zu )?entscheiden\b", r"\b(нужно|надо|предстоит|осталось) решить\b",
+    r"还(没|要|得)决定", r"\bfalta decidir\b", r"\bresta (da )?decidere\b",
 ), re.IGNORECASE)
 # A question handed to someone who can answer it: "ask Priya", "问问小王", "lo tiene que decir
 # legal", "faudra demander à Claire" — open until they do.
@@ -412,6 +417,8 @@ HANDOFF_RE = re.compile(_words(
     r"\S{1,6}说了算",
     r"に聞(いて|く|かない)", r"に確認(して|する|しない)", r"に相談", r"が決める",
     r"에게 물어", r"한테 물어",
+    r"\b(za|s)?pyta(m|my|ć|j)? \w+", r"\bpyta \w+", r"\bvraag (het )?(aan )?\w+",
+    r"\bvragen aan\b", r"\b(navragen|nagaan) bij\b",
     # parked for a meeting: "let's bring it up at the standup"
     r"\b(discuss|bring (it|this) up|talk about (it|this)|decide) (at|in) (the |tomorrow's |next |"
     r"our )?(meeting|standup|stand-up|retro|planning|sync|weekly)\b",

@@ -356,13 +356,15 @@ def open_items(text: str) -> list[tuple[str, str]]:
             elif lexicon.STILL_OPEN_RE.search(sentence) and (
                 text_weight(sentence) >= 25 or whole
             ):
+                # "falta decidir quién se entera": work that is a question to settle
+                kind = "open_question" if lexicon.UNDECIDED_RE.search(sentence) else "todo"
                 if whole and text_weight(sentence) < 40:
-                    found.append(("todo", item))
+                    found.append((kind, item))
                 elif number and (_ANAPHOR_RE.match(sentence) or not _NAMES_RE.search(sentence)):
                     # "That will break too", "I didn't move it": what? The sentences before.
-                    found.append(("todo", " ".join(sentences[max(0, number - 2):number + 1])))
+                    found.append((kind, " ".join(sentences[max(0, number - 2):number + 1])))
                 else:
-                    found.append(("todo", sentence))
+                    found.append((kind, sentence))
     return found
 
 
