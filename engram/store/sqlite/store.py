@@ -514,7 +514,39 @@ class SQLiteStore(LedgerMethods):
                 timestamps([r[5] for r in usable]),
             )
             self._index_seq = max(self._index_seq, max(r[6] for r in usable))
+        if index is not None:
+            self._sync_ann(index)
         return index
+
+    def _sync_ann(self, index: VectorIndex) -> None:
+        """Give a large index its graph: the saved one if intact, else a fresh build.
+
+        Small stores, and machines without `usearch`, stay on the exact scan.
+        """
+        from .ann_index import AnnGraph, ann_min_rows, usearch_available
+
+        if len(index) < ann_min_rows():
+            index.ann = None
+            return
+        if index.ann is not None and not index.ann.stale():
+            return
+        if not usearch_available():
+            return
+        path = None if self.path == ":memory:" else Path(f"{self.path}.ann")
+        if index.ann is None and path is not None:
+            graph = AnnGraph.load(path, index.dim, self._index_seq)
+            if graph is not None:
+                index.ann = graph
+                index.mark_fresh([r for (r,) in self._db.execute(
+                    "SELECT rowid FROM memories WHERE seq > ?", (graph.seq,)
+                )])
+                if not graph.stale():
+                    return
+        rowids, vectors = index.live_rows()
+        index.ann = AnnGraph.build(rowids, vectors, self._index_seq)
+        if path is not None:
+            with suppress(OSError):  # a read-only folder: the graph lives in memory only
+                index.ann.save(path, index.dim)
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
         import numpy as np

@@ -18,6 +18,8 @@ from functools import cache
 
 import numpy as np
 
+from .ann_index import AnnGraph
+
 STATUS_CODES = {"active": 0, "superseded": 1, "archived": 2, "deleted": 3}
 #: Below this many rows, a busy machine scores the index on one BLAS thread: when every
 #: core is taken, waiting for OpenBLAS's helper thread costs whole scheduler ticks (10K
@@ -108,6 +110,8 @@ class VectorIndex:
         self._projects: dict[str, int] = {}
         self._types: dict[str, int] = {}
         self._size = 0
+        #: Set by the owner on large stores: proposes candidates, always rescored exactly.
+        self.ann: AnnGraph | None = None
         self._alloc(max(1024, capacity))
 
     def _alloc(self, capacity: int) -> None:
@@ -176,6 +180,8 @@ class VectorIndex:
                 position = self._positions[rowid] = self._size
                 self._size += 1
             positions[i] = position
+        if self.ann is not None:
+            self.ann.fresh.extend(positions.tolist())
         self.vectors[positions] = vectors
         self.rowids[positions] = rowids
         self.memory_ids[positions] = memory_ids
@@ -206,6 +212,19 @@ class VectorIndex:
             self.rowids[position] = -1
             self._by_id.pop(self.memory_ids[position], None)
             self.memory_ids[position] = None
+
+    def live_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids, vectors) of every row held, whatever its status: the graph's input."""
+        n = self._size
+        live = np.flatnonzero(self.rowids[:n] >= 0)
+        return self.rowids[live], self.vectors[live]
+
+    def mark_fresh(self, rowids: Sequence[int]) -> None:
+        """Rows the graph may hold an old vector for, or none: scanned exactly."""
+        if self.ann is not None:
+            self.ann.fresh.extend(
+                p for r in rowids if (p := self._positions.get(r)) is not None
+            )
 
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Copies of the vectors the index holds for these memories."""
@@ -299,6 +318,16 @@ class VectorIndex:
         allowed = int(np.count_nonzero(mask))
         if allowed == 0 or limit <= 0:
             return []
+        ann = self.ann
+        if ann is not None:
+            top = ann.search(query, mask, limit, self._positions.get, self.vectors)
+            if top is not None:
+                scores = self.vectors[top] @ query
+                hits = zip(
+                    self.rowids[top].tolist(), self.memory_ids[top].tolist(),
+                    scores.tolist(), strict=True,
+                )
+                return [hit for hit in hits if hit[0] >= 0 and hit[1] is not None]
         scores = _scores(self.vectors[:n], query)
         if allowed < n:
             scores[~mask] = -np.inf
