@@ -6,6 +6,9 @@ compared with the same store searched exactly (a second connection with the grap
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,23 @@ import engram
 from engram.store.base import Filters
 from engram.store.sqlite import SQLiteStore
 
-pytest.importorskip("usearch")
+# find_spec, not importorskip: importing usearch here, before the embedder tests import
+# onnxruntime, is what crashed CI (see ann_index.usearch_index).
+pytestmark = pytest.mark.skipif(find_spec("usearch") is None, reason="usearch not installed")
+
+
+def test_the_ann_module_then_the_embedder_in_a_fresh_process_does_not_crash():
+    code = (
+        "from engram.store.sqlite import ann_index\n"
+        "assert ann_index.usearch_available()\n"
+        "import onnxruntime\n"
+        "from engram.embedders.bundled import BundledEmbedder\n"
+        "print(len(BundledEmbedder().embed_query('postgres pool')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["384"]
 
 WORDS = ["postgres", "pool", "redis", "cache", "deploy", "staging", "checkout", "flaky",
          "billing", "webhook", "sqlite", "react", "query", "invoice", "kafka", "lag",

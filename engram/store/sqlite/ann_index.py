@@ -22,7 +22,9 @@ import json
 import math
 import os
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,9 +55,26 @@ def ann_min_rows() -> int:
     return value if value > 0 else 2**62
 
 
+def usearch_index() -> Any:
+    """The `usearch.index` module, always imported after onnxruntime.
+
+    usearch 2.26 (its numkong SIMD kernels) imported *before* onnxruntime 1.32 makes the
+    later onnxruntime import segfault the process (`python -c "import usearch.index;
+    import onnxruntime"` exits 139; the other order is fine). The bundled embedder needs
+    onnxruntime, possibly later in the same process, so onnxruntime is imported first
+    here, and nothing in Engram imports usearch except through this function (never at
+    module level, never at test collection).
+    """
+    with suppress(ImportError):  # another embedder: nothing to protect
+        import onnxruntime  # noqa: F401
+    import usearch.index
+
+    return usearch.index
+
+
 def usearch_available() -> bool:
     try:
-        import usearch.index  # noqa: F401
+        usearch_index()
     except ImportError:
         return False
     return True
@@ -74,7 +93,7 @@ class AnnGraph:
 
     @staticmethod
     def _new(dim: int) -> object:
-        from usearch.index import Index
+        Index = usearch_index().Index  # noqa: N806
 
         # f16 halves the graph's memory; hits are rescored from the exact float32 vectors.
         return Index(ndim=dim, metric="cos", dtype="f16", connectivity=16,
