@@ -1,52 +1,63 @@
-"""An approximate (HNSW, usearch) layer over the exact vector index, for large stores.
+"""An approximate (IVF, numpy) layer over the exact vector index, for large stores.
 
-Exact numpy search grows with the store (~8 ms at 100K, ~150 ms at 1M memories), so
-from `ann_min_rows()` rows (opt-in) a graph index proposes candidates that are then rescored
-exactly and filtered with the same metadata mask. Candidates are never trusted as-is:
+Exact numpy search grows with the store (~8 ms at 100K, ~250 ms at 1M memories on this
+machine), so from `ann_min_rows()` rows an inverted-file index narrows the scan: the
+vectors are clustered by spherical k-means (centroids trained on a fixed-seed sample),
+a query scores the centroids, and only the rows of the nearest lists are scored --
+exactly, from the index's own float32 vectors, under the same metadata mask. So:
 
-* the graph is keyed by SQLite rowid and every hit is rescored from the exact vectors,
-  so a stale graph can only lower recall, never return a deleted or wrong-scored row;
-* rows written after the graph was built ("fresh") are scanned exactly beside it, and
-  the graph is rebuilt once they pass a fraction of it;
-* a filter that keeps few rows, or a graph answer with too few survivors, falls back
-  to the exact scan.
+* every hit is scored exactly, never estimated: an approximate answer can only miss a
+  row, never return a deleted, filtered-out or wrong-scored one;
+* probing every list is the exact scan (the tests rely on it);
+* rows written after the lists were built ("fresh": appended, or rewritten in place)
+  are scanned exactly beside them, and the lists are rebuilt once those pass a fraction
+  of the store;
+* a selective filter probes proportionally more lists, and falls back to the exact scan
+  when that would cover most of the store anyway.
 
-The graph is saved beside the database (`<db>.ann` + `<db>.ann.json`) with the store's
-change number and row count; a file that does not match, or does not load, is rebuilt.
-`usearch` is an optional extra (`engram-recall[scale]`): without it every search stays exact.
+Why IVF and not a graph: the first attempt (usearch HNSW, f16, M=16) measured recall@10
+0.76-0.84 at 100K synthetic memories; these are clusters of ~50 jittered near-ties per
+record, where a graph walk stops inside the wrong cluster. The lists cover whole
+clusters, need no dependency, are deterministic for a seed, and build in seconds
+(RESULTS.md, "ann").
+
+The lists are saved beside the database (`<db>.ann` + `<db>.ann.json`) as rowids with
+the store's change number; a file that does not match, or does not load, is rebuilt.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
-from collections.abc import Callable
-from contextlib import suppress
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from ...config import tighten
 
-#: Off unless asked for: at 100K synthetic memories the graph's recall@10 against exact
-#: was 0.76-0.84 (RESULTS.md, "ann"), short of the 0.98 a default must reach.
+#: Rows from which searches go through the lists, unless ENGRAM_ANN_MIN_ROWS says otherwise.
 DEFAULT_MIN_ROWS = 0
-#: Candidates asked of the graph per wanted result, before the filter's selectivity.
-OVERSAMPLE = 16
-#: A filter keeping less than this share of rows is searched exactly: the graph would
-#: need to return most of the store to find `limit` survivors.
-MIN_SELECTIVITY = 0.05
-#: Rebuild when rows written since the build exceed this share of the graph.
+#: Lists per sqrt(rows): 632 lists at 100K rows, 2,000 at 1M.
+LISTS_PER_SQRT_ROWS = 2
+#: Share of the lists probed for an unfiltered query.
+PROBE_FRACTION = 0.10
+#: A filter keeping this share of rows probes 1/share times as many lists; once that is
+#: more than this share of all lists, the exact scan is cheaper.
+MAX_PROBED = 0.5
+#: Rebuild when rows written since the build exceed this share of the lists' rows.
 REBUILD_FRACTION = 0.10
-#: HNSW beam width at search (efSearch) for the default oversampled ask.
-EXPANSION_SEARCH = 256
-FORMAT = 1
+#: k-means: sample rows per list, iterations, seed (deterministic builds).
+SAMPLE_PER_LIST = 32
+MIN_SAMPLE = 20_000
+ITERATIONS = 12
+SEED = 0
+FORMAT = 2
 
 
 def ann_min_rows() -> int:
-    """Rows from which the graph is used: `ENGRAM_ANN_MIN_ROWS` (unset or 0: never)."""
+    """Rows from which the lists are used: `ENGRAM_ANN_MIN_ROWS` (0: never)."""
     raw = os.environ.get("ENGRAM_ANN_MIN_ROWS", "")
     try:
         value = int(raw) if raw else DEFAULT_MIN_ROWS
@@ -55,118 +66,174 @@ def ann_min_rows() -> int:
     return value if value > 0 else 2**62
 
 
-def usearch_index() -> Any:
-    """The `usearch.index` module, always imported after onnxruntime.
+def _nearest(vectors: np.ndarray, centroids: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """The best-scoring centroid of each row, in chunks (1M x 2,000 scores is 8 GB)."""
+    out = np.empty(len(vectors), dtype=np.int32)
+    for start in range(0, len(vectors), chunk):
+        out[start : start + chunk] = np.argmax(vectors[start : start + chunk] @ centroids.T, 1)
+    return out
 
-    usearch 2.26 (its numkong SIMD kernels) imported *before* onnxruntime 1.32 makes the
-    later onnxruntime import segfault the process (`python -c "import usearch.index;
-    import onnxruntime"` exits 139; the other order is fine). The bundled embedder needs
-    onnxruntime, possibly later in the same process, so onnxruntime is imported first
-    here, and nothing in Engram imports usearch except through this function (never at
-    module level, never at test collection).
+
+def train(vectors: np.ndarray, lists: int, seed: int = SEED) -> np.ndarray:
+    """Unit centroids by spherical k-means on a fixed-seed sample of `vectors`."""
+    rng = np.random.default_rng(seed)
+    size = min(len(vectors), max(MIN_SAMPLE, SAMPLE_PER_LIST * lists))
+    sample = vectors[np.sort(rng.choice(len(vectors), size, replace=False))]
+    centroids = sample[rng.choice(size, lists, replace=False)].copy()
+    for _ in range(ITERATIONS):
+        assign = _nearest(sample, centroids)
+        order = np.argsort(assign, kind="stable")
+        starts = np.searchsorted(assign[order], np.arange(lists))
+        empty = np.bincount(assign, minlength=lists) == 0
+        # Per-list sums in one pass over the sorted sample (np.add.at: ~10x slower); an
+        # empty list shares its start with the next list, so only non-empty ones reduce.
+        sums = np.empty_like(centroids)
+        sums[~empty] = np.add.reduceat(sample[order], starts[~empty], axis=0)
+        # An empty list restarts at a random sample row rather than staying dead.
+        sums[empty] = sample[rng.choice(size, int(empty.sum()), replace=False)]
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        centroids = sums / np.maximum(norms, 1e-12)
+    return centroids.astype(np.float32)
+
+
+class AnnLists:
+    """Inverted lists over index positions, plus the positions written since the build.
+
+    `members[starts[i]:starts[i + 1]]` are the positions of list i; positions from
+    `built` on were appended after the build and are always scanned.
     """
-    with suppress(ImportError):  # another embedder: nothing to protect
-        import onnxruntime  # noqa: F401
-    import usearch.index
 
-    return usearch.index
-
-
-def usearch_available() -> bool:
-    try:
-        usearch_index()
-    except ImportError:
-        return False
-    return True
-
-
-class AnnGraph:
-    """An HNSW graph over rowids, plus the positions written since it was built."""
-
-    def __init__(self, graph: object, seq: int, rows: int) -> None:
-        self.graph = graph
+    def __init__(self, centroids: np.ndarray, members: np.ndarray, starts: np.ndarray,
+                 seq: int, built: int) -> None:
+        self.centroids = centroids
+        self.members = members
+        self.starts = starts
         self.seq = seq
-        self.rows = rows
-        #: Positions whose vector the graph may not hold. A list, only ever appended to:
-        #: searches read it outside the store's lock while a save appends.
+        self.built = built
+        #: Positions below `built` whose vector the lists may file wrongly (rewritten
+        #: in place, or missing from a loaded file). Only ever appended to: searches read
+        #: it outside the store's lock while a save appends.
         self.fresh: list[int] = []
 
+    @property
+    def lists(self) -> int:
+        return len(self.centroids)
+
     @staticmethod
-    def _new(dim: int) -> object:
-        Index = usearch_index().Index  # noqa: N806
-
-        # f16 halves the graph's memory; hits are rescored from the exact float32 vectors.
-        return Index(ndim=dim, metric="cos", dtype="f16", connectivity=16,
-                     expansion_add=128, expansion_search=96)
+    def lists_for(rows: int) -> int:
+        return max(1, min(rows, round(LISTS_PER_SQRT_ROWS * math.sqrt(rows))))
 
     @classmethod
-    def build(cls, rowids: np.ndarray, vectors: np.ndarray, seq: int) -> AnnGraph:
-        graph = cls._new(vectors.shape[1])
-        graph.add(rowids.astype(np.uint64), vectors, log=False)
-        return cls(graph, seq, len(rowids))
+    def build(cls, positions: np.ndarray, vectors: np.ndarray, seq: int, built: int,
+              lists: int | None = None) -> AnnLists:
+        """Lists over `positions` (whose rows are `vectors`); `built`: the index's size."""
+        centroids = train(vectors, lists or cls.lists_for(len(vectors)))
+        return cls._filed(centroids, positions, _nearest(vectors, centroids), seq, built)
 
     @classmethod
-    def load(cls, path: Path, dim: int, seq: int) -> AnnGraph | None:
-        """The saved graph if it is intact and not from the store's future, else None.
+    def _filed(cls, centroids: np.ndarray, positions: np.ndarray, assign: np.ndarray,
+               seq: int, built: int) -> AnnLists:
+        order = np.argsort(assign, kind="stable")
+        starts = np.searchsorted(assign[order], np.arange(len(centroids) + 1))
+        return cls(centroids, positions[order].astype(np.int64), starts.astype(np.int64),
+                   seq, built)
 
-        A graph older than the store is kept: the caller marks rows changed since its
-        change number as fresh, and rebuilds once they are too many.
-        """
-        meta_path = path.with_name(path.name + ".json")
-        try:
-            meta = json.loads(meta_path.read_text())
-            if meta.get("format") != FORMAT or meta.get("dim") != dim:
-                return None
-            if not 0 <= int(meta["seq"]) <= seq:
-                return None  # a restored or replaced database: the graph is not its own
-            graph = cls._new(dim)
-            graph.load(str(path))
-            if len(graph) != int(meta["rows"]) or graph.ndim != dim:
-                return None
-        except (OSError, ValueError, RuntimeError, TypeError, KeyError, AttributeError):
-            return None  # missing or corrupt: the caller rebuilds
-        return cls(graph, int(meta["seq"]), int(meta["rows"]))
+    def changed(self, size: int) -> int:
+        return size - self.built + len(self.fresh)
 
-    def save(self, path: Path, dim: int) -> None:
-        """Write atomically: a reader sees the old pair or the new one, never half."""
+    def stale(self, size: int) -> bool:
+        return self.changed(size) > REBUILD_FRACTION * max(len(self.members), 1)
+
+    # --- files --------------------------------------------------------------------------
+
+    def save(self, path: Path, rowids: np.ndarray) -> None:
+        """Write atomically, keyed by rowid (positions are this process's own)."""
+        buffer = io.BytesIO()
+        np.savez(buffer, centroids=self.centroids, rowids=rowids[self.members],
+                 starts=self.starts)
         tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-        self.graph.save(str(tmp))
-        tighten(tmp)  # the graph holds the store's vectors: as private as the database
+        tmp.write_bytes(buffer.getvalue())
+        tighten(tmp)  # the centroids are averages of the store's vectors: keep them private
         os.replace(tmp, path)
-        meta = {"format": FORMAT, "dim": dim, "seq": self.seq, "rows": self.rows}
+        meta = {"format": FORMAT, "dim": int(self.centroids.shape[1]), "seq": self.seq,
+                "rows": len(self.members)}
         meta_tmp = path.with_name(path.name + f".json.tmp{os.getpid()}")
         meta_tmp.write_text(json.dumps(meta))
         os.replace(meta_tmp, path.with_name(path.name + ".json"))
 
-    def stale(self) -> bool:
-        return len(self.fresh) > REBUILD_FRACTION * max(self.rows, 1)
+    @classmethod
+    def load(cls, path: Path, dim: int, seq: int, rowids: np.ndarray) -> AnnLists | None:
+        """The saved lists mapped onto this index (`rowids` by position), or None.
 
-    def search(
-        self,
-        query: np.ndarray,
-        mask: np.ndarray,
-        limit: int,
-        position_of: Callable[[int], int | None],
-        vectors: np.ndarray,
-    ) -> list[int] | None:
-        """Positions of the best `limit` masked rows, or None: search exactly instead."""
-        n = len(mask)
-        allowed = int(np.count_nonzero(mask))
-        selectivity = allowed / max(n, 1)
-        if selectivity < MIN_SELECTIVITY:
+        Lists older than the store are kept: the caller marks rows changed since their
+        change number as fresh, and rebuilds once they are too many. Rows the file does
+        not hold are marked fresh here.
+        """
+        try:
+            meta = json.loads(path.with_name(path.name + ".json").read_text())
+            if meta.get("format") != FORMAT or meta.get("dim") != dim:
+                return None
+            if not 0 <= int(meta["seq"]) <= seq:
+                return None  # a restored or replaced database: the lists are not its own
+            with np.load(io.BytesIO(path.read_bytes()), allow_pickle=False) as saved:
+                centroids = saved["centroids"].astype(np.float32)
+                keys = saved["rowids"].astype(np.int64)
+                starts = saved["starts"].astype(np.int64)
+            lists = len(centroids)
+            if (centroids.shape != (lists, dim) or len(keys) != int(meta["rows"])
+                    or len(starts) != lists + 1 or starts[0] != 0 or starts[-1] != len(keys)
+                    or np.any(np.diff(starts) < 0)):
+                return None
+        except Exception:  # noqa: BLE001 -- any unreadable file (zip, npy, json) is rebuilt
             return None
-        want = min(allowed, limit)
-        k = min(n, math.ceil(limit * OVERSAMPLE / selectivity))
-        # The beam must be wider than the candidates wanted, or the graph walk stops early.
-        self.graph.expansion_search = max(EXPANSION_SEARCH, 2 * k)
-        found = self.graph.search(query, k, log=False)
-        keys = np.asarray(found.keys).tolist()
-        positions = [p for key in keys if (p := position_of(int(key))) is not None]
-        candidates = np.unique(np.array(positions + self.fresh[:], dtype=np.int64))
-        candidates = candidates[candidates < n]
-        candidates = candidates[mask[candidates]]
-        if len(candidates) < want:
-            return None  # the graph missed too much under this filter
-        scores = vectors[candidates] @ query
-        order = np.argsort(-scores, kind="stable")[:limit]
-        return candidates[order].tolist()
+        size = len(rowids)
+        live = np.flatnonzero(rowids >= 0)
+        top = int(rowids.max(initial=-1)) + 1
+        position_of = np.full(top, -1, dtype=np.int64)
+        position_of[rowids[live]] = live
+        known = (keys >= 0) & (keys < top)
+        members = np.full(len(keys), -1, dtype=np.int64)
+        members[known] = position_of[keys[known]]
+        assign = np.repeat(np.arange(lists), np.diff(starts))
+        kept = members >= 0  # rows deleted since the save are left out
+        loaded = cls._filed(centroids, members[kept], assign[kept], int(meta["seq"]), size)
+        covered = np.zeros(size, dtype=bool)
+        covered[loaded.members] = True
+        loaded.fresh.extend(np.flatnonzero(~covered & (rowids >= 0)).tolist())
+        return loaded
+
+    # --- search -------------------------------------------------------------------------
+
+    def probes(self, selectivity: float) -> int:
+        """Lists probed for a filter keeping `selectivity` of the rows."""
+        wanted = math.ceil(PROBE_FRACTION * self.lists / max(selectivity, 1e-9))
+        return min(self.lists, max(1, wanted))
+
+    def candidates(self, query: np.ndarray, mask: np.ndarray,
+                   probes: int | None = None) -> np.ndarray | None:
+        """Masked positions of the nearest lists and the fresh rows, or None: scan exactly.
+
+        `probes` overrides the count chosen from the mask's selectivity (all lists: every
+        masked row, i.e. the exact scan's candidates).
+        """
+        n = len(mask)
+        if probes is None:
+            probes = self.probes(int(np.count_nonzero(mask)) / max(n, 1))
+            if probes > MAX_PROBED * self.lists:
+                return None
+        probes = min(probes, self.lists)
+        if probes >= self.lists:
+            nearest = np.arange(self.lists)
+        else:
+            nearest = np.argpartition(-(self.centroids @ query), probes - 1)[:probes]
+        nearest.sort()
+        parts = [self.members[self.starts[i] : self.starts[i + 1]] for i in nearest]
+        fresh = self.fresh[:]
+        if fresh:
+            parts.append(np.asarray(fresh, dtype=np.int64))
+        parts.append(np.arange(min(self.built, n), n, dtype=np.int64))
+        found = np.concatenate(parts)
+        found = found[found < n]
+        if fresh:
+            found = np.unique(found)  # a rewritten row is in a list and in `fresh`
+        return found[mask[found]]

@@ -519,34 +519,32 @@ class SQLiteStore(LedgerMethods):
         return index
 
     def _sync_ann(self, index: VectorIndex) -> None:
-        """Give a large index its graph: the saved one if intact, else a fresh build.
+        """Give a large index its lists: the saved ones if intact, else a fresh build.
 
-        Small stores, and machines without `usearch`, stay on the exact scan.
+        Small stores stay on the exact scan.
         """
-        from .ann_index import AnnGraph, ann_min_rows, usearch_available
+        from .ann_index import AnnLists, ann_min_rows
 
         if len(index) < ann_min_rows():
             index.ann = None
             return
-        if index.ann is not None and not index.ann.stale():
-            return
-        if not usearch_available():
+        if index.ann is not None and not index.ann.stale(index.size):
             return
         path = None if self.path == ":memory:" else Path(f"{self.path}.ann")
         if index.ann is None and path is not None:
-            graph = AnnGraph.load(path, index.dim, self._index_seq)
-            if graph is not None:
-                index.ann = graph
+            lists = AnnLists.load(path, index.dim, self._index_seq, index.position_rowids())
+            if lists is not None:
+                index.ann = lists
                 index.mark_fresh([r for (r,) in self._db.execute(
-                    "SELECT rowid FROM memories WHERE seq > ?", (graph.seq,)
+                    "SELECT rowid FROM memories WHERE seq > ?", (lists.seq,)
                 )])
-                if not graph.stale():
+                if not lists.stale(index.size):
                     return
-        rowids, vectors = index.live_rows()
-        index.ann = AnnGraph.build(rowids, vectors, self._index_seq)
+        positions, vectors = index.live_rows()
+        index.ann = AnnLists.build(positions, vectors, self._index_seq, index.size)
         if path is not None:
-            with suppress(OSError):  # a read-only folder: the graph lives in memory only
-                index.ann.save(path, index.dim)
+            with suppress(OSError):  # a read-only folder: the lists live in memory only
+                index.ann.save(path, index.position_rowids())
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
         import numpy as np

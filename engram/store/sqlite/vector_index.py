@@ -18,7 +18,7 @@ from functools import cache
 
 import numpy as np
 
-from .ann_index import AnnGraph
+from .ann_index import AnnLists
 
 STATUS_CODES = {"active": 0, "superseded": 1, "archived": 2, "deleted": 3}
 #: Below this many rows, a busy machine scores the index on one BLAS thread: when every
@@ -110,8 +110,8 @@ class VectorIndex:
         self._projects: dict[str, int] = {}
         self._types: dict[str, int] = {}
         self._size = 0
-        #: Set by the owner on large stores: proposes candidates, always rescored exactly.
-        self.ann: AnnGraph | None = None
+        #: Set by the owner on large stores: narrows the scan to the nearest lists.
+        self.ann: AnnLists | None = None
         self._alloc(max(1024, capacity))
 
     def _alloc(self, capacity: int) -> None:
@@ -180,8 +180,9 @@ class VectorIndex:
                 position = self._positions[rowid] = self._size
                 self._size += 1
             positions[i] = position
-        if self.ann is not None:
-            self.ann.fresh.extend(positions.tolist())
+        ann = self.ann
+        if ann is not None:  # rows appended from `ann.built` on are scanned anyway
+            ann.fresh.extend(positions[positions < ann.built].tolist())
         self.vectors[positions] = vectors
         self.rowids[positions] = rowids
         self.memory_ids[positions] = memory_ids
@@ -213,17 +214,28 @@ class VectorIndex:
             self._by_id.pop(self.memory_ids[position], None)
             self.memory_ids[position] = None
 
+    @property
+    def size(self) -> int:
+        """Positions used so far, removed rows included."""
+        return self._size
+
     def live_rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """(rowids, vectors) of every row held, whatever its status: the graph's input."""
+        """(positions, vectors) of every row held, whatever its status: the lists' input."""
         n = self._size
         live = np.flatnonzero(self.rowids[:n] >= 0)
-        return self.rowids[live], self.vectors[live]
+        return live, self.vectors[live]
+
+    def position_rowids(self) -> np.ndarray:
+        """The rowid at each position (-1: removed)."""
+        return self.rowids[: self._size]
 
     def mark_fresh(self, rowids: Sequence[int]) -> None:
-        """Rows the graph may hold an old vector for, or none: scanned exactly."""
-        if self.ann is not None:
-            self.ann.fresh.extend(
-                p for r in rowids if (p := self._positions.get(r)) is not None
+        """Rows the lists may file under an old vector, or not hold: scanned exactly."""
+        ann = self.ann
+        if ann is not None:
+            ann.fresh.extend(
+                p for r in rowids
+                if (p := self._positions.get(r)) is not None and p < ann.built
             )
 
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -319,24 +331,27 @@ class VectorIndex:
         if allowed == 0 or limit <= 0:
             return []
         ann = self.ann
-        if ann is not None:
-            top = ann.search(query, mask, limit, self._positions.get, self.vectors)
-            if top is not None:
-                scores = self.vectors[top] @ query
-                hits = zip(
-                    self.rowids[top].tolist(), self.memory_ids[top].tolist(),
-                    scores.tolist(), strict=True,
-                )
-                return [hit for hit in hits if hit[0] >= 0 and hit[1] is not None]
-        scores = _scores(self.vectors[:n], query)
-        if allowed < n:
-            scores[~mask] = -np.inf
-        take = min(limit, allowed)
-        top = np.argpartition(scores, n - take)[n - take :]
-        top = top[np.argsort(-scores[top], kind="stable")]
+        candidates = None if ann is None else ann.candidates(query, mask)
+        if candidates is not None:
+            # The nearest lists' masked rows, scored exactly like the full scan.
+            scores = _scores(self.vectors[candidates], query)
+            take = min(limit, len(scores))
+            if not take:
+                return []
+            best = np.argpartition(scores, len(scores) - take)[len(scores) - take :]
+            best = best[np.argsort(-scores[best], kind="stable")]
+            top, scores = candidates[best], scores[best]
+        else:
+            scores = _scores(self.vectors[:n], query)
+            if allowed < n:
+                scores[~mask] = -np.inf
+            take = min(limit, allowed)
+            top = np.argpartition(scores, n - take)[n - take :]
+            top = top[np.argsort(-scores[top], kind="stable")]
+            scores = scores[top]
         # Whole-array .tolist(): indexing numpy per hit cost ~2.5 µs a hit.
         hits = zip(
-            self.rowids[top].tolist(), self.memory_ids[top].tolist(), scores[top].tolist(),
+            self.rowids[top].tolist(), self.memory_ids[top].tolist(), scores.tolist(),
             strict=True,
         )
         return [hit for hit in hits if hit[0] >= 0 and hit[1] is not None]
