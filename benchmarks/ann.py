@@ -53,6 +53,13 @@ def _run(store: Any, queries: list[Any], filters: dict[str, Any]) -> tuple[dict,
     return hits, times
 
 
+def _p50s(times: list[float], filters: dict[str, Any]) -> str:
+    """p50 per filter, in the filters' order (queries ran filter by filter)."""
+    per = len(times) // max(len(filters), 1)
+    return " / ".join(f"{statistics.median(times[i * per:(i + 1) * per]):.2f}"
+                      for i in range(len(filters)))
+
+
 def measure(size: int, unique: int, queries: int, seed: int, probes: list[float],
             full: bool = False) -> dict[str, Any]:
     import engram
@@ -87,6 +94,7 @@ def measure(size: int, unique: int, queries: int, seed: int, probes: list[float]
 
         result["exact_p50_ms"] = round(statistics.median(exact_ms), 2)
         result["exact_p95_ms"] = round(percentile(exact_ms, 95), 2)
+        result["exact_p50_ms per filter (" + ", ".join(filters) + ")"] = _p50s(exact_ms, filters)
 
         os.environ["ENGRAM_ANN_MIN_ROWS"] = "1"
         for label in ("build", "reload"):
@@ -111,6 +119,7 @@ def measure(size: int, unique: int, queries: int, seed: int, probes: list[float]
                     result[f"probe {share}: recall@10 {name}"] = round(got / max(want, 1), 4)
                 result[f"probe {share}: ann_p50_ms"] = round(statistics.median(ann_ms), 2)
                 result[f"probe {share}: ann_p95_ms"] = round(percentile(ann_ms, 95), 2)
+                result[f"probe {share}: ann_p50_ms per filter"] = _p50s(ann_ms, filters)
         finally:
             ann_index.PROBE_FRACTION = default
         lists.close()
