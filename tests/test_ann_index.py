@@ -225,7 +225,8 @@ def test_a_filter_too_selective_for_the_lists_falls_back_to_exact(
         index = store._index
         assert index.ann is not None
         mask = index.mask(("active",), "rare", False, (), None, None)
-        assert index.ann.candidates(np.zeros(index.dim, np.float32), mask) is None
+        query = np.zeros(index.dim, np.float32)
+        assert index.ann.search(query, mask, 10, index.vectors) is None
     finally:
         store.close()
 
@@ -245,11 +246,20 @@ def _clustered(records: int, copies: int, seed: int) -> tuple[np.ndarray, np.nda
 
 def test_all_lists_hold_every_row_once_and_probing_them_all_is_the_full_mask():
     rows, _ = _clustered(50, 20, seed=3)
-    lists = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows))
+    lists = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows)).pack(rows)
     assert sorted(lists.members.tolist()) == list(range(len(rows)))
     mask = np.arange(len(rows)) % 3 != 0
-    found = lists.candidates(rows[0], mask, probes=lists.lists)
+    found, scores = lists.search(rows[0], mask, len(rows), rows, probes=lists.lists)
     assert sorted(found.tolist()) == np.flatnonzero(mask).tolist()
+    assert np.allclose(scores, rows[found] @ rows[0], atol=1e-6)
+    assert list(scores) == sorted(scores, reverse=True)
+    # A row rewritten since the build is scored from the index's rows, not the old copy.
+    moved = rows.copy()
+    moved[1] = -rows[0]
+    lists.fresh.append(1)
+    found, scores = lists.search(rows[0], mask, len(rows), moved, probes=lists.lists)
+    assert found[-1] == 1 and scores[-1] == pytest.approx(-1.0, abs=1e-5)
+    assert len(found) == int(mask.sum())
     # The build is deterministic: same seed, same lists.
     again = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows))
     assert np.array_equal(again.members, lists.members)
@@ -258,14 +268,13 @@ def test_all_lists_hold_every_row_once_and_probing_them_all_is_the_full_mask():
 
 def test_recall_at_10_on_a_fixed_seed_clustered_store_is_above_its_bound():
     rows, queries = _clustered(400, 25, seed=11)  # 10,000 rows, 200 lists
-    lists = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows))
+    lists = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows)).pack(rows)
     mask = np.ones(len(rows), dtype=bool)
     got = want = 0
     for query in queries:
         truth = set(np.argsort(-(rows @ query))[:10].tolist())
-        found = lists.candidates(query, mask)
+        found = lists.search(query, mask, 10, rows)
         assert found is not None
-        top = found[np.argsort(-(rows[found] @ query))[:10]]
-        got += len(truth & set(top.tolist()))
+        got += len(truth & set(found[0].tolist()))
         want += 10
     assert got / want >= 0.95

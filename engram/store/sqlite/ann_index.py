@@ -4,7 +4,9 @@ Exact numpy search grows with the store (~8 ms at 100K, ~250 ms at 1M memories o
 machine), so from `ann_min_rows()` rows an inverted-file index narrows the scan: the
 vectors are clustered by spherical k-means (centroids trained on a fixed-seed sample),
 a query scores the centroids, and only the rows of the nearest lists are scored --
-exactly, from the index's own float32 vectors, under the same metadata mask. So:
+exactly, in float32, under the same metadata mask. The lists keep their rows' vectors in
+list order (`packed`), so a probed list is one contiguous product; that copy costs as
+much memory as the index's own matrix (150 MB at 100K, 1.5 GB at 1M). So:
 
 * every hit is scored exactly, never estimated: an approximate answer can only miss a
   row, never return a deleted, filtered-out or wrong-scored one;
@@ -18,10 +20,9 @@ exactly, from the index's own float32 vectors, under the same metadata mask. So:
 Why IVF and not a graph: the first attempt (usearch HNSW, f16, M=16) measured recall@10
 0.76-0.84 at 100K synthetic memories (clusters of ~50 jittered near-ties per record) and
 plateaued at ~0.87 however wide the beam: the graph did not connect the clusters. M=32
-in f32 reached 0.999, but built 100K rows in 423 s on this machine, needs a float32 copy
-beside the exact index, and usearch imported before onnxruntime crashes the process. The
-lists reach the same recall, need no dependency, are deterministic for a seed, and build
-in seconds (RESULTS.md, "ann").
+in f32 reached 0.999, but built 100K rows in 423 s on this machine (the lists: ~12 s), and
+usearch imported before onnxruntime crashes the process. The lists reach the same
+recall, need no dependency and are deterministic for a seed (RESULTS.md, "ann").
 
 The lists are saved beside the database (`<db>.ann` + `<db>.ann.json`) as rowids with
 the store's change number; a file that does not match, or does not load, is rebuilt.
@@ -40,8 +41,10 @@ import numpy as np
 from ...config import tighten
 
 #: Rows from which searches go through the lists, unless ENGRAM_ANN_MIN_ROWS says otherwise.
-#: 0: off. Recall meets the target, but gathering the probed rows out of the position-ordered
-#: matrix cost as much as the exact scan at 100K on this machine (RESULTS.md, "ann").
+#: 0: off. Recall and speed meet the target at 100K, but the packed copy doubles the
+#: vectors' memory (against the 1.5 GB budget at 1M) and the first search of a big store
+#: builds the lists (~12 s at 100K): on by default once the index's own matrix is kept in
+#: list order instead (RESULTS.md, "ann").
 DEFAULT_MIN_ROWS = 0
 #: Lists per sqrt(rows): 1,265 lists at 100K rows, 4,000 at 1M. On 40K distinct embedded
 #: records, 4 per sqrt reached recall@10 0.98 at 20% probed where 2 per sqrt reached 0.97.
@@ -121,6 +124,9 @@ class AnnLists:
         #: in place, or missing from a loaded file). Only ever appended to: searches read
         #: it outside the store's lock while a save appends.
         self.fresh: list[int] = []
+        #: The members' vectors in list order (`pack`), so a probed list is one contiguous
+        #: slice: gathering the same rows out of the index's matrix cost 3x the scoring.
+        self.packed: np.ndarray | None = None
 
     @property
     def lists(self) -> int:
@@ -144,6 +150,11 @@ class AnnLists:
         starts = np.searchsorted(assign[order], np.arange(len(centroids) + 1))
         return cls(centroids, positions[order].astype(np.int64), starts.astype(np.int64),
                    seq, built)
+
+    def pack(self, matrix: np.ndarray) -> AnnLists:
+        """Copy the members' rows of the index's `matrix` in list order; returns self."""
+        self.packed = matrix[self.members]
+        return self
 
     def changed(self, size: int) -> int:
         return size - self.built + len(self.fresh)
@@ -216,13 +227,17 @@ class AnnLists:
         wanted = math.ceil(PROBE_FRACTION * self.lists / max(selectivity, 1e-9))
         return min(self.lists, max(1, wanted))
 
-    def candidates(self, query: np.ndarray, mask: np.ndarray,
-                   probes: int | None = None) -> np.ndarray | None:
-        """Masked positions of the nearest lists and the fresh rows, or None: scan exactly.
+    def search(self, query: np.ndarray, mask: np.ndarray, limit: int, matrix: np.ndarray,
+               probes: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """(positions, exact scores) of the best `limit` masked rows of the nearest lists
+        and the fresh rows, best first; None: scan exactly instead.
 
-        `probes` overrides the count chosen from the mask's selectivity (all lists: every
-        masked row, i.e. the exact scan's candidates).
+        Lists are scored from `packed`; rows written since (fresh, appended) from
+        `matrix`, the index's own vectors, so a rewritten row never keeps its old score.
         """
+        packed = self.packed
+        if packed is None:
+            return None
         n = len(mask)
         if probes is None:
             probes = self.probes(int(np.count_nonzero(mask)) / max(n, 1))
@@ -232,15 +247,31 @@ class AnnLists:
         if probes >= self.lists:
             nearest = np.arange(self.lists)
         else:
-            nearest = np.argpartition(-(self.centroids @ query), probes - 1)[:probes]
-        nearest.sort()
-        parts = [self.members[self.starts[i] : self.starts[i + 1]] for i in nearest]
-        fresh = self.fresh[:]
-        if fresh:
-            parts.append(np.asarray(fresh, dtype=np.int64))
-        parts.append(np.arange(min(self.built, n), n, dtype=np.int64))
-        found = np.concatenate(parts)
-        found = found[found < n]
-        if fresh:
-            found = np.unique(found)  # a rewritten row is in a list and in `fresh`
-        return found[mask[found]]
+            nearest = np.sort(np.argpartition(-(self.centroids @ query), probes - 1)[:probes])
+        starts, ends = self.starts[nearest], self.starts[nearest + 1]
+        # One product per run of adjacent lists: contiguous rows, no gather.
+        breaks = np.flatnonzero(starts[1:] != ends[:-1]) + 1
+        runs = zip(starts[np.r_[0, breaks]].tolist(), ends[np.r_[breaks - 1, -1]].tolist(),
+                   strict=True)
+        spans = [(a, b) for a, b in runs if b > a]
+        positions = np.concatenate([self.members[a:b] for a, b in spans] or [np.empty(0, int)])
+        scores = np.concatenate([packed[a:b] @ query for a, b in spans]
+                                or [np.empty(0, np.float32)])
+        fresh = np.asarray(self.fresh[:], dtype=np.int64)
+        keep = positions < n
+        if len(fresh):
+            keep &= ~np.isin(positions, fresh)  # their packed copy may be old
+        keep[keep] = mask[positions[keep]]
+        positions, scores = positions[keep], scores[keep]
+        extra = np.concatenate([fresh, np.arange(min(self.built, n), n, dtype=np.int64)])
+        extra = np.unique(extra[extra < n])
+        extra = extra[mask[extra]]
+        if len(extra):
+            positions = np.concatenate([positions, extra])
+            scores = np.concatenate([scores, matrix[extra] @ query])
+        take = min(limit, len(scores))
+        if not take:
+            return positions[:0], scores[:0]
+        best = np.argpartition(scores, len(scores) - take)[len(scores) - take :]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return positions[best], scores[best]

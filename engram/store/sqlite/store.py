@@ -534,14 +534,15 @@ class SQLiteStore(LedgerMethods):
         if index.ann is None and path is not None:
             lists = AnnLists.load(path, index.dim, self._index_seq, index.position_rowids())
             if lists is not None:
-                index.ann = lists
+                index.ann = lists.pack(index.vectors)
                 index.mark_fresh([r for (r,) in self._db.execute(
                     "SELECT rowid FROM memories WHERE seq > ?", (lists.seq,)
                 )])
                 if not lists.stale(index.size):
                     return
-        positions, vectors = index.live_rows()
-        index.ann = AnnLists.build(positions, vectors, self._index_seq, index.size)
+        # The live rows' copy is dropped before the lists copy their rows (`pack`).
+        lists = AnnLists.build(*index.live_rows(), self._index_seq, index.size)
+        index.ann = lists.pack(index.vectors)
         if path is not None:
             with suppress(OSError):  # a read-only folder: the lists live in memory only
                 index.ann.save(path, index.position_rowids())

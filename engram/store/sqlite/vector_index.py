@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -85,6 +86,21 @@ def _scores(
     setter(1)
     try:
         return vectors @ query
+    finally:
+        setter(default)
+
+
+def _one_thread(call: Callable[..., Any], *args: Any) -> Any:
+    """`call(*args)` on one BLAS thread: the lists' products are a few hundred rows each,
+    where a second thread's hand-off costs more than it saves (and, on a busy machine,
+    whole scheduler ticks). Restores the default count afterwards."""
+    blas = _blas_threads()
+    if blas is None:
+        return call(*args)
+    setter, default = blas
+    setter(1)
+    try:
+        return call(*args)
     finally:
         setter(default)
 
@@ -331,16 +347,9 @@ class VectorIndex:
         if allowed == 0 or limit <= 0:
             return []
         ann = self.ann
-        candidates = None if ann is None else ann.candidates(query, mask)
-        if candidates is not None:
-            # The nearest lists' masked rows, scored exactly like the full scan.
-            scores = _scores(self.vectors[candidates], query)
-            take = min(limit, len(scores))
-            if not take:
-                return []
-            best = np.argpartition(scores, len(scores) - take)[len(scores) - take :]
-            best = best[np.argsort(-scores[best], kind="stable")]
-            top, scores = candidates[best], scores[best]
+        found = None if ann is None else _one_thread(ann.search, query, mask, limit, self.vectors)
+        if found is not None:  # the nearest lists' masked rows, scored exactly
+            top, scores = found
         else:
             scores = _scores(self.vectors[:n], query)
             if allowed < n:
