@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 SUBCOMMANDS: dict[str, tuple[str]] = {
+    "ann": ("benchmarks.ann",),
     "capture": ("benchmarks.capture",),
     "hook-launcher": ("benchmarks.hook_launcher",),
     "locomo": ("benchmarks.locomo",),

@@ -514,7 +514,38 @@ class SQLiteStore(LedgerMethods):
                 timestamps([r[5] for r in usable]),
             )
             self._index_seq = max(self._index_seq, max(r[6] for r in usable))
+        if index is not None:
+            self._sync_ann(index)
         return index
+
+    def _sync_ann(self, index: VectorIndex) -> None:
+        """Give a large index its lists: the saved ones if intact, else a fresh build.
+
+        Small stores stay on the exact scan.
+        """
+        from .ann_index import AnnLists, ann_min_rows
+
+        if len(index) < ann_min_rows():
+            index.ann = None
+            return
+        if index.ann is not None and not index.ann.stale(index.size):
+            return
+        path = None if self.path == ":memory:" else Path(f"{self.path}.ann")
+        if index.ann is None and path is not None:
+            lists = AnnLists.load(path, index.dim, self._index_seq, index.position_rowids())
+            if lists is not None:
+                index.ann = lists.pack(index.vectors)
+                index.mark_fresh([r for (r,) in self._db.execute(
+                    "SELECT rowid FROM memories WHERE seq > ?", (lists.seq,)
+                )])
+                if not lists.stale(index.size):
+                    return
+        # The live rows' copy is dropped before the lists copy their rows (`pack`).
+        lists = AnnLists.build(*index.live_rows(), self._index_seq, index.size)
+        index.ann = lists.pack(index.vectors)
+        if path is not None:
+            with suppress(OSError):  # a read-only folder: the lists live in memory only
+                index.ann.save(path, index.position_rowids())
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
         import numpy as np

@@ -15,8 +15,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
+
+from .ann_index import AnnLists
 
 STATUS_CODES = {"active": 0, "superseded": 1, "archived": 2, "deleted": 3}
 #: Below this many rows, a busy machine scores the index on one BLAS thread: when every
@@ -87,6 +90,21 @@ def _scores(
         setter(default)
 
 
+def _one_thread(call: Callable[..., Any], *args: Any) -> Any:
+    """`call(*args)` on one BLAS thread: the lists' products are a few hundred rows each,
+    where a second thread's hand-off costs more than it saves (and, on a busy machine,
+    whole scheduler ticks). Restores the default count afterwards."""
+    blas = _blas_threads()
+    if blas is None:
+        return call(*args)
+    setter, default = blas
+    setter(1)
+    try:
+        return call(*args)
+    finally:
+        setter(default)
+
+
 @dataclass
 class IndexRow:
     rowid: int
@@ -108,6 +126,8 @@ class VectorIndex:
         self._projects: dict[str, int] = {}
         self._types: dict[str, int] = {}
         self._size = 0
+        #: Set by the owner on large stores: narrows the scan to the nearest lists.
+        self.ann: AnnLists | None = None
         self._alloc(max(1024, capacity))
 
     def _alloc(self, capacity: int) -> None:
@@ -176,6 +196,9 @@ class VectorIndex:
                 position = self._positions[rowid] = self._size
                 self._size += 1
             positions[i] = position
+        ann = self.ann
+        if ann is not None:  # rows appended from `ann.built` on are scanned anyway
+            ann.fresh.extend(positions[positions < ann.built].tolist())
         self.vectors[positions] = vectors
         self.rowids[positions] = rowids
         self.memory_ids[positions] = memory_ids
@@ -206,6 +229,30 @@ class VectorIndex:
             self.rowids[position] = -1
             self._by_id.pop(self.memory_ids[position], None)
             self.memory_ids[position] = None
+
+    @property
+    def size(self) -> int:
+        """Positions used so far, removed rows included."""
+        return self._size
+
+    def live_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, vectors) of every row held, whatever its status: the lists' input."""
+        n = self._size
+        live = np.flatnonzero(self.rowids[:n] >= 0)
+        return live, self.vectors[live]
+
+    def position_rowids(self) -> np.ndarray:
+        """The rowid at each position (-1: removed)."""
+        return self.rowids[: self._size]
+
+    def mark_fresh(self, rowids: Sequence[int]) -> None:
+        """Rows the lists may file under an old vector, or not hold: scanned exactly."""
+        ann = self.ann
+        if ann is not None:
+            ann.fresh.extend(
+                p for r in rowids
+                if (p := self._positions.get(r)) is not None and p < ann.built
+            )
 
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Copies of the vectors the index holds for these memories."""
@@ -299,15 +346,21 @@ class VectorIndex:
         allowed = int(np.count_nonzero(mask))
         if allowed == 0 or limit <= 0:
             return []
-        scores = _scores(self.vectors[:n], query)
-        if allowed < n:
-            scores[~mask] = -np.inf
-        take = min(limit, allowed)
-        top = np.argpartition(scores, n - take)[n - take :]
-        top = top[np.argsort(-scores[top], kind="stable")]
+        ann = self.ann
+        found = None if ann is None else _one_thread(ann.search, query, mask, limit, self.vectors)
+        if found is not None:  # the nearest lists' masked rows, scored exactly
+            top, scores = found
+        else:
+            scores = _scores(self.vectors[:n], query)
+            if allowed < n:
+                scores[~mask] = -np.inf
+            take = min(limit, allowed)
+            top = np.argpartition(scores, n - take)[n - take :]
+            top = top[np.argsort(-scores[top], kind="stable")]
+            scores = scores[top]
         # Whole-array .tolist(): indexing numpy per hit cost ~2.5 µs a hit.
         hits = zip(
-            self.rowids[top].tolist(), self.memory_ids[top].tolist(), scores[top].tolist(),
+            self.rowids[top].tolist(), self.memory_ids[top].tolist(), scores.tolist(),
             strict=True,
         )
         return [hit for hit in hits if hit[0] >= 0 and hit[1] is not None]

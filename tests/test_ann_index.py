@@ -1,0 +1,280 @@
+"""The approximate (IVF) index of large SQLite stores: properties that hold every run.
+
+Nothing here depends on an approximate search happening to find a row: the store-level
+tests probe every list (where the lists are exactly the scan) or check what holds for
+any probe count (every hit scored exactly, masked, fresh rows scanned); recall is
+checked on a fixed-seed array against a bound with margin.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engram
+from engram.store.base import Filters
+from engram.store.sqlite import SQLiteStore, ann_index
+from engram.store.sqlite.ann_index import AnnLists
+
+WORDS = ["postgres", "pool", "redis", "cache", "deploy", "staging", "checkout", "flaky",
+         "billing", "webhook", "sqlite", "react", "query", "invoice", "kafka", "lag",
+         "sentry", "alert", "lockfile", "pnpm", "docker", "image"]
+QUERIES = ["postgres pool exhausted", "redis cache expiry", "flaky checkout test",
+           "kafka consumer lag alert", "pnpm lockfile docker image"]
+FILTERS = [
+    Filters(),
+    Filters(project="shop"),
+    Filters(project="shop", include_global=False),
+    Filters(types=("decision",)),
+    Filters(statuses=("active", "superseded", "archived")),
+]
+
+
+def test_the_ann_module_then_the_embedder_in_a_fresh_process_does_not_crash():
+    """usearch imported before onnxruntime segfaulted (the first attempt); this module
+    must stay safe to import, and to use, before the embedder loads."""
+    code = (
+        "import numpy as np\n"
+        "from engram.store.sqlite import ann_index\n"
+        "v = np.eye(8, dtype=np.float32)\n"
+        "ann_index.AnnLists.build(np.arange(8), v, 0, 8, lists=2)\n"
+        "from engram.embedders.bundled import BundledEmbedder\n"
+        "print(len(BundledEmbedder().embed_query('postgres pool')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["384"]
+
+
+def _fill(mem: engram.service.Engram, n: int = 240) -> None:
+    records = []
+    for i in range(n):
+        words = [WORDS[(i * k + k) % len(WORDS)] for k in (1, 3, 7, 11)]
+        records.append({
+            "content": f"note {i}: {' '.join(words)} number {i * 7919 % 1000}",
+            "project": "shop" if i % 3 else None,
+            "type": "decision" if i % 5 == 0 else "project_fact",
+        })
+    mem.save_many(records)
+
+
+def _results(store: SQLiteStore, mem: engram.service.Engram) -> list[list[tuple]]:
+    """Per query and filter: the top 10 as (score, id), ties put in id order.
+
+    Equal scores may come in either order (the float sums differ in the last bit), and
+    a tie at the 10th place may keep either row: those ids are left out.
+    """
+    found = []
+    for q in QUERIES:
+        for f in FILTERS:
+            hits = store.vector_search(mem.embedder.embed_query(q), f, 10)
+            ranked = sorted((-round(c.score, 5), c.memory_id) for c in hits)
+            last = ranked[-1][0] if len(ranked) == 10 else None
+            found.append([(s, i if s != last else "") for s, i in ranked])
+    return found
+
+
+def _exact(path: Path, mem: engram.service.Engram, monkeypatch) -> list[list[tuple]]:
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "0")
+    store = SQLiteStore(path)
+    try:
+        index = store._sync_index()
+        assert index is not None and index.ann is None
+        return _results(store, mem)
+    finally:
+        store.close()
+        monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+
+
+def _lists(path: Path, mem: engram.service.Engram) -> tuple[list[list[tuple]], SQLiteStore]:
+    store = SQLiteStore(path)
+    results = _results(store, mem)
+    assert store._index is not None and store._index.ann is not None
+    return results, store
+
+
+@pytest.fixture
+def every_list(monkeypatch):
+    """Probe all lists, whatever the filter: the lists' answer is then the exact one."""
+    monkeypatch.setattr(ann_index, "PROBE_FRACTION", 1.0)
+    monkeypatch.setattr(ann_index, "MAX_PROBED", 1.0)
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+
+
+def test_below_the_threshold_the_search_is_exact(mem, store_path, monkeypatch):
+    _fill(mem, 120)
+    for value in ("0", "", "121", "not a number"):
+        monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", value)
+        store = SQLiteStore(store_path)
+        try:
+            assert store._sync_index().ann is None
+        finally:
+            store.close()
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "120")
+    assert ann_index.ann_min_rows() == 120
+    monkeypatch.delenv("ENGRAM_ANN_MIN_ROWS")
+    assert ann_index.ann_min_rows() == (ann_index.DEFAULT_MIN_ROWS or 2**62)
+    assert not Path(f"{store_path}.ann").exists()
+
+
+def test_probing_every_list_equals_exact_through_writes_deletes_and_supersede(
+    mem, store_path, monkeypatch, every_list
+):
+    _fill(mem)
+    found, store = _lists(store_path, mem)
+    try:
+        assert found == _exact(store_path, mem, monkeypatch)
+        assert Path(f"{store_path}.ann").exists()
+        # Writes by both connections: the open lists take them as fresh rows.
+        top = [c.memory_id for c in store.vector_search(
+            mem.embedder.embed_query(QUERIES[0]), Filters(), 3)]
+        store.delete(top[0])  # a hard delete by this connection
+        mem.archive(top[1])
+        new = mem.save("postgres pool exhausted again, raised max connections").memory
+        mem.supersede(top[2], new.id)
+        after = _results(store, mem)
+        assert after == _exact(store_path, mem, monkeypatch)
+        ids = {i for _s, i in after[0]}
+        assert top[0] not in ids and new.id in ids
+        assert store._index.ann.changed(store._index.size)  # scanned beside the lists
+    finally:
+        store.close()
+    # A new process loads the older saved lists and marks the changed rows fresh.
+    reopened, store = _lists(store_path, mem)
+    try:
+        assert store._index.ann.fresh
+        assert reopened == after
+    finally:
+        store.close()
+
+
+def test_every_hit_is_scored_exactly_masked_and_fresh_rows_are_always_scanned(
+    mem, store_path, monkeypatch
+):
+    """With the default (partial) probing: whatever the lists miss, what they return is
+    right -- exact cosines, only rows the filter keeps -- and new rows are never missed."""
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+    _fill(mem)
+    store = SQLiteStore(store_path)
+    try:
+        for q in QUERIES:
+            query = mem.embedder.embed_query(q)
+            for f in FILTERS:
+                hits = store.vector_search(query, f, 10)
+                vectors = store._index.vectors_of([h.memory_id for h in hits])
+                for h in hits:
+                    assert h.score == pytest.approx(float(vectors[h.memory_id] @ query),
+                                                    abs=1e-6)
+                    memory = mem.get(h.memory_id)
+                    assert memory.status in f.statuses
+                    assert not f.types or memory.type in f.types
+                    if f.project and not f.include_global:
+                        assert memory.project == f.project
+                assert [h.score for h in hits] == sorted((h.score for h in hits),
+                                                         reverse=True)
+        assert store._index.ann is not None
+        text = "kafka consumer lag alert on the billing webhook"
+        new = mem.save(text).memory
+        hits = store.vector_search(mem.embedder.embed_query(text), Filters(), 1)
+        assert [h.memory_id for h in hits] == [new.id]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "future", "truncated", "wrong rows"])
+def test_a_corrupt_or_foreign_lists_file_is_rebuilt(
+    mem, store_path, monkeypatch, every_list, damage
+):
+    _fill(mem, 120)
+    found, store = _lists(store_path, mem)
+    store.close()
+    lists, meta = Path(f"{store_path}.ann"), Path(f"{store_path}.ann.json")
+    if damage == "garbage":
+        lists.write_bytes(b"not a list" * 100)
+    elif damage == "future":  # a database restored from a backup older than the lists
+        meta.write_text(meta.read_text().replace('"seq": ', '"seq": 10'))
+    elif damage == "truncated":
+        lists.write_bytes(lists.read_bytes()[:1000])
+    else:
+        meta.write_text(meta.read_text().replace('"rows": ', '"rows": 1'))
+    again, store = _lists(store_path, mem)
+    try:
+        assert again == found == _exact(store_path, mem, monkeypatch)
+        assert not store._index.ann.changed(store._index.size)  # rebuilt, not patched
+    finally:
+        store.close()
+    assert '"seq": 10' not in meta.read_text()
+
+
+def test_a_filter_too_selective_for_the_lists_falls_back_to_exact(
+    mem, store_path, monkeypatch
+):
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+    _fill(mem, 120)
+    only = mem.save("a lone runbook note", project="rare").memory
+    store = SQLiteStore(store_path)
+    try:
+        hits = store.vector_search(mem.embedder.embed_query("postgres"),
+                                   Filters(project="rare", include_global=False), 10)
+        assert [h.memory_id for h in hits] == [only.id]
+        index = store._index
+        assert index.ann is not None
+        mask = index.mask(("active",), "rare", False, (), None, None)
+        query = np.zeros(index.dim, np.float32)
+        assert index.ann.search(query, mask, 10, index.vectors) is None
+    finally:
+        store.close()
+
+
+def _clustered(records: int, copies: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors in clusters of near-ties, like the scale benchmark's jittered copies."""
+    rng = np.random.default_rng(seed)
+    dim = 64
+    base = rng.normal(size=(records, dim)).astype(np.float32)
+    rows = np.repeat(base, copies, axis=0)
+    rows += rng.normal(0, 0.6 / np.sqrt(dim), rows.shape).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    queries = base[rng.choice(records, 40, replace=False)]
+    queries += rng.normal(0, 1.0 / np.sqrt(dim), queries.shape).astype(np.float32)
+    return rows, queries / np.linalg.norm(queries, axis=1, keepdims=True)
+
+
+def test_all_lists_hold_every_row_once_and_probing_them_all_is_the_full_mask():
+    rows, _ = _clustered(50, 20, seed=3)
+    lists = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows)).pack(rows)
+    assert sorted(lists.members.tolist()) == list(range(len(rows)))
+    mask = np.arange(len(rows)) % 3 != 0
+    found, scores = lists.search(rows[0], mask, len(rows), rows, probes=lists.lists)
+    assert sorted(found.tolist()) == np.flatnonzero(mask).tolist()
+    assert np.allclose(scores, rows[found] @ rows[0], atol=1e-6)
+    assert list(scores) == sorted(scores, reverse=True)
+    # A row rewritten since the build is scored from the index's rows, not the old copy.
+    moved = rows.copy()
+    moved[1] = -rows[0]
+    lists.fresh.append(1)
+    found, scores = lists.search(rows[0], mask, len(rows), moved, probes=lists.lists)
+    assert found[-1] == 1 and scores[-1] == pytest.approx(-1.0, abs=1e-5)
+    assert len(found) == int(mask.sum())
+    # The build is deterministic: same seed, same lists.
+    again = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows))
+    assert np.array_equal(again.members, lists.members)
+    assert np.array_equal(again.starts, lists.starts)
+
+
+def test_recall_at_10_on_a_fixed_seed_clustered_store_is_above_its_bound():
+    rows, queries = _clustered(400, 25, seed=11)  # 10,000 rows, 200 lists
+    lists = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows)).pack(rows)
+    mask = np.ones(len(rows), dtype=bool)
+    got = want = 0
+    for query in queries:
+        truth = set(np.argsort(-(rows @ query))[:10].tolist())
+        found = lists.search(query, mask, 10, rows)
+        assert found is not None
+        got += len(truth & set(found[0].tolist()))
+        want += 10
+    assert got / want >= 0.95
