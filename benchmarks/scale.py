@@ -121,7 +121,7 @@ def _replicate(mem: Any, extra: int, seed: int) -> None:
     """
     import numpy as np
 
-    from engram.service import new_id
+    from engram.identity import new_id
     from engram.store.sqlite.rows import COLUMNS
 
     store = mem.store
