@@ -47,6 +47,10 @@ class EngramMCPServer(MCPServer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # The SDK's OpenTelemetry span per message does nothing without an exporter, which
+        # Engram never installs, yet costs every call its context extraction: left out.
+        self.middleware[:] = [m for m in self.middleware
+                              if type(m).__name__ != "OpenTelemetryMiddleware"]
         self.middleware.append(ProtocolErrors())
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
