@@ -168,7 +168,7 @@ def _replicate(mem: Any, extra: int, seed: int) -> None:
 
 def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, runs: int,
            queries: int, unique: int = 0, settle: float = 0.0,
-           server: str | None = None) -> dict[str, Any]:
+           server: str | None = None, servers_only: bool = False) -> dict[str, Any]:
     """Build one store and measure it; runs in its own process."""
     import engram
     from engram.exchange import parse
@@ -246,25 +246,20 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         bare, _ = _timed_runs([sys.executable, "-c", "pass"], runs, env)
         result["python_ms"] = round(statistics.median(bare), 1)
         search = [*_engram_command(), "search", query_texts[0], "--json"]
+        if not servers_only:
+            result["settled_s"] += _settle(settle)
+            result["load_cold_search"] = _load()
+            cold, proc = _timed_runs([*search, "--no-worker"], runs, env)
+            result["cold_search_ms"] = round(statistics.median(cold), 1) \
+                if proc.returncode == 0 else f"failed: {proc.stderr.strip()[:200]}"
+            result.update(_hook(env, tmp, query_texts[1], runs))
+            result.update(_cli_worker(env, tmp, search, runs, settle))
         result["settled_s"] += _settle(settle)
-        result["load_cold_search"] = _load()
-        cold, proc = _timed_runs([*search, "--no-worker"], runs, env)
-        result["cold_search_ms"] = round(statistics.median(cold), 1) if proc.returncode == 0 \
-            else f"failed: {proc.stderr.strip()[:200]}"
-        result.update(_hook(env, tmp, query_texts[1], runs))
-        result.update(_cli_worker(env, tmp, search, runs, settle))
-        result.update(_mcp(env, query_texts[:MCP_QUERIES]))
+        with engram.open(target, embedder=embedder_spec) as here:  # beside the MCP server
+            here.lifecycle.upkeep_mode = "off"
+            result.update(_mcp(env, query_texts[:MCP_QUERIES], here))
         result["settled_s"] += _settle(settle)
-        with engram.open(target, embedder=embedder_spec) as again:  # the same queries, here
-            again.lifecycle.upkeep_mode = "off"
-            for q in query_texts[:5]:
-                again.search(q)
-            times = []
-            for q in query_texts[:MCP_QUERIES]:
-                t0 = time.perf_counter()
-                again.search(q, caller="mcp")  # what the MCP tool does, audit included
-                times.append((time.perf_counter() - t0) * 1000)
-        result["inproc_audited_p50_ms"] = round(percentile(times, 50), 2)
+        result.update(_rest_rss(env, query_texts[0]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return result
@@ -397,16 +392,45 @@ def _cli_worker(env: dict[str, str], tmp: Path, search: list[str], runs: int,
 MCP_QUERIES = 100
 
 
-def _mcp(env: dict[str, str], queries: list[str]) -> dict[str, Any]:
-    """`engram mcp` over stdio as an agent runs it: the first handshake, then
-    memory_search per query (p50), each call timed from the client's side."""
+def _rss_mb(pid: int) -> float | None:
+    """A process's resident set (VmRSS) in MB, from /proc (Linux)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def _child_rss_mb(marker: str) -> float | None:
+    """VmRSS of this process's child whose command line holds `marker`."""
+    me = os.getpid()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == me and marker in command:
+            return _rss_mb(int(entry.name))
+    return None
+
+
+def _mcp(env: dict[str, str], queries: list[str], here: Any) -> dict[str, Any]:
+    """`engram mcp` over stdio as an agent runs it: the first handshake (the first
+    session ever on this ENGRAM_HOME) and a later one, then memory_search per query, each
+    call timed from the client's side, interleaved with the same search in this process
+    (`here`, `search(caller="mcp")`: what the tool calls, audit write included), so both
+    p50s see the same machine. The server's RSS after its first search."""
     import anyio
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
     command = _engram_command()
     params = StdioServerParameters(command=command[0], args=[*command[1:], "mcp"], env=env)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"load_mcp": _load()}
 
     async def handshake() -> float:
         started = time.perf_counter()
@@ -414,28 +438,62 @@ def _mcp(env: dict[str, str], queries: list[str]) -> dict[str, Any]:
             return round((time.perf_counter() - started) * 1000, 1)
 
     async def main() -> None:
-        # the first session ever loads the SDK before answering and keeps its answer; the
-        # sessions after it answer at once (engram/mcp/early.py)
+        # engram/mcp/early.py answers the opening request before the SDK loads
         out["mcp_first_handshake_ms"] = await handshake()
         out["mcp_handshake_ms"] = await handshake()
+        for q in queries[:5]:
+            here.search(q)
         async with Client(params) as client:
+            await client.call_tool("memory_search", {"query": queries[0]})
+            out["mcp_rss_mb"] = _child_rss_mb(" mcp")
             for q in queries[:5]:
                 await client.call_tool("memory_search", {"query": q})  # model, index warm
-            times = []
+            remote, local = [], []
             for q in queries:
                 t0 = time.perf_counter()
                 result = await client.call_tool("memory_search", {"query": q})
-                times.append((time.perf_counter() - t0) * 1000)
+                remote.append((time.perf_counter() - t0) * 1000)
                 if result.is_error:
                     raise RuntimeError(result.content[0].text if result.content else "error")
-            out["mcp_p50_ms"] = round(percentile(times, 50), 2)
-            out["mcp_p95_ms"] = round(percentile(times, 95), 2)
+                t0 = time.perf_counter()
+                here.search(q, caller="mcp")
+                local.append((time.perf_counter() - t0) * 1000)
+            out["mcp_rss_after_mb"] = _child_rss_mb(" mcp")
+            out["mcp_p50_ms"] = round(percentile(remote, 50), 2)
+            out["mcp_p95_ms"] = round(percentile(remote, 95), 2)
+            out["inproc_audited_p50_ms"] = round(percentile(local, 50), 2)
+        out["load_mcp_end"] = _load()
 
     try:
         anyio.run(main)
     except Exception as exc:  # noqa: BLE001 - reported in the table, not fatal to the run
         out["mcp_p50_ms"] = f"failed: {type(exc).__name__}: {exc}"[:200]
     return out
+
+
+def _rest_rss(env: dict[str, str], query: str) -> dict[str, Any]:
+    """`engram serve` (REST, dashboard and MCP over HTTP in one process): its RSS after
+    its first search."""
+    import urllib.parse
+    import urllib.request
+
+    proc = subprocess.Popen([*_engram_command(), "serve", "--port", "0", "--json"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        url = json.loads(proc.stdout.readline())["url"]
+        query_string = urllib.parse.urlencode({"q": query})
+        with urllib.request.urlopen(f"{url}/v1/search?{query_string}", timeout=120) as reply:
+            reply.read()
+        return {"rest_rss_mb": _rss_mb(proc.pid)}
+    except Exception as exc:  # noqa: BLE001 - reported, not fatal
+        return {"rest_rss_mb": f"failed: {type(exc).__name__}: {exc}"[:120]}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def _has_socket(home: Path) -> bool:
@@ -531,12 +589,30 @@ def render(rows: list[dict[str, Any]], embedder: str, full: bool, sample: int,
               "in-process search's: same ids, order and scores). "
               "`cold CLI ÷ warm` divides the latter by the warm in-process p50; the first "
               "call that finds no worker answers in-process and starts one (no wait).", "",
-              render_cli_worker(rows), ""]
+              render_cli_worker(rows), "", SERVERS_NOTE, "", render_servers(rows), ""]
     for row in rows:
         lines.append(f"- {row['size']:,}: " + "; ".join(_verdicts(row)))
         if row.get("distinct_records"):
             lines[-1] += (f" (built from {row['distinct_records']:,} distinct records repeated "
                           "under new ids, vectors re-noised: see --unique)")
+    return "\n".join(lines)
+
+
+SERVERS_NOTE = (
+    "The servers: `engram mcp` over stdio through the SDK's client (its default `auto` "
+    "mode opens with `server/discover`), `memory_search` p50/p95 from the client's side, "
+    "interleaved call by call with the same search in the benchmark's process "
+    "(`search(caller=\"mcp\")`, audit write included); the handshake of the first "
+    "session on a fresh ENGRAM_HOME and of a later one; the resident memory (VmRSS) of "
+    "`engram mcp` and of `engram serve` (REST + dashboard + MCP over HTTP) after their "
+    "first search.")
+
+
+def render_servers_only(rows: list[dict[str, Any]], embedder: str) -> str:
+    lines = [SERVERS_NOTE + f" Embedder {embedder}.", "", render_servers(rows), ""]
+    for row in rows:
+        notes = [n for n in _verdicts(row) if n.startswith(("MCP", "warm p50"))]
+        lines.append(f"- {row['size']:,}: " + "; ".join(notes))
     return "\n".join(lines)
 
 
@@ -558,6 +634,39 @@ def render_cli_worker(rows: list[dict[str, Any]]) -> str:
           str(r.get("worker_up_s", "n/a")), f"{r['python_ms']:.0f}",
           f"{load(r.get('load_cold_search'))} / {load(r.get('load_cold_cli_worker'))}"]
          for r in rows])
+
+
+def render_servers(rows: list[dict[str, Any]]) -> str:
+    """The MCP server against the same search in-process, its first answer, and what the
+    long-lived servers hold in memory."""
+    def ratio(row: dict[str, Any]) -> str:
+        mcp, here = row.get("mcp_p50_ms"), row.get("inproc_audited_p50_ms")
+        if not (isinstance(mcp, float) and isinstance(here, float) and here):
+            return "n/a"
+        bound = 1.3 * here + 1
+        return f"{mcp / here:.2f} (≤ {bound:.1f} ms: {'ok' if mcp <= bound else 'MISSED'})"
+
+    def pair(a: object, b: object) -> str:
+        return f"{_ms(a)} / {_ms(b)}"
+
+    def loads(row: dict[str, Any]) -> str:
+        start, end = row.get("load_mcp"), row.get("load_mcp_end")
+        return " → ".join(f"{v:.2f}" for v in (start, end) if isinstance(v, float)) or "?"
+
+    return markdown_table(
+        ["memories", "MCP `memory_search` p50 / p95 ms", "in-process p50 ms",
+         "MCP ÷ in-process (allowed 1.3× + 1 ms)", "handshake ms: first session ever / later",
+         "`engram mcp` RSS MB", "`engram serve` RSS MB", "load avg (MCP phase)"],
+        [[f"{r['size']:,}",
+          f"{_ms2(r.get('mcp_p50_ms'))} / {_ms2(r.get('mcp_p95_ms'))}",
+          _ms2(r.get("inproc_audited_p50_ms")), ratio(r),
+          pair(r.get("mcp_first_handshake_ms"), r.get("mcp_handshake_ms")),
+          _ms(r.get("mcp_rss_mb")), _ms(r.get("rest_rss_mb")), loads(r)]
+         for r in rows])
+
+
+def _ms2(value: object) -> str:
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
 
 
 def render_postgres(rows: list[dict[str, Any]]) -> str:
@@ -592,15 +701,19 @@ def render_postgres(rows: list[dict[str, Any]]) -> str:
 @click.option("--db", "server", default=None, metavar="URL",
               help="Measure PostgreSQL: a postgresql:// URL of a server's admin database (a"
                    " database per size is created there); default: SQLite files.")
+@click.option("--servers-only", is_flag=True,
+              help="Measure only warm search, the MCP server (latency, handshake, RSS) and "
+                   "the REST server's RSS; skip the cold CLI, hook and worker phases.")
 @click.option("--worker", "worker_size", type=int, hidden=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 def command(sizes: str, seed: int, sample: int, full: bool, embedder: str, runs: int,
             queries: int, unique: int, settle: float, write: bool, results_path: str | None,
-            server: str | None, worker_size: int | None, as_json: bool) -> None:
+            server: str | None, worker_size: int | None, as_json: bool,
+            servers_only: bool = False) -> None:
     """Speed and footprint at 1K/10K/100K synthetic coding memories."""
     if worker_size is not None:
         click.echo(json.dumps(worker(worker_size, seed, sample, full, embedder, runs, queries,
-                                     unique, settle, server)))
+                                     unique, settle, server, servers_only)))
         return
     rows = []
     for size in [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]:
@@ -610,7 +723,8 @@ def command(sizes: str, seed: int, sample: int, full: bool, embedder: str, runs:
             [sys.executable, "-m", "benchmarks.scale", "--worker", str(size), "--seed", str(seed),
              "--sample", str(sample), "--embedder", embedder, "--runs", str(runs),
              "--queries", str(queries), "--unique", str(unique), "--settle", str(settle),
-             *(["--full"] if full else []), *(["--db", server] if server else [])],
+             *(["--full"] if full else []), *(["--db", server] if server else []),
+             *(["--servers-only"] if servers_only else [])],
             capture_output=True, text=True, cwd=REPO,
             env={**os.environ, "PYTHONPATH": os.pathsep.join(
                 filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))},
@@ -618,12 +732,14 @@ def command(sizes: str, seed: int, sample: int, full: bool, embedder: str, runs:
         if proc.returncode != 0:
             raise click.ClickException(f"worker for {size} failed:\n{proc.stderr[-2000:]}")
         rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    text = render(rows, embedder, full, sample, settle)
+    text = render_servers_only(rows, embedder) if servers_only else render(
+        rows, embedder, full, sample, settle)
     if server:
         text += "\n\n" + render_postgres(rows)
     if write or results_path:
         section, title = ("scale-postgres", "Speed and footprint at scale on PostgreSQL") \
-            if server else ("scale", "Speed and footprint at scale")
+            if server else ("scale-servers", "The MCP and REST servers at scale") \
+            if servers_only else ("scale", "Speed and footprint at scale")
         body = f"## {title}\n\n" + stamp() + "\n" + text
         kwargs = {"path": Path(results_path)} if results_path else {}
         write_section(section, body, **kwargs)

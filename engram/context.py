@@ -21,26 +21,6 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 1500
 MAX_LINE_CHARS = 400
 
-INSTRUCTIONS = f"""\
-You have long-term memory through Engram (MCP tools named memory_*; CLI `engram`).
-
-When to save (memory_save, one fact per memory, with the right type and project):
-- a decision and its reason (type decision), a constraint or rule (constraint), a user
-  preference (preference), a command that worked (verified_command), a bug and its fix
-  (bug_note), an approach that failed and why (failed_attempt), a todo, an open question.
-- at the end of a task, a checkpoint (memory_checkpoint): what was done, the problem,
-  the solution, the files.
-- when a fact changed, save the new one with `supersedes` set to the old memory's id.
-
-When to search (memory_search or memory_context):
-- at the start of a task, and before re-deciding anything, choosing a library,
-  running an unfamiliar command or retrying something that may have failed before.
-
-Never save secrets (they are redacted anyway), transcripts, or things the code itself
-already says plainly.
-
-{AUTHORITY_RULE}
-"""
 
 
 @dataclass

@@ -14,7 +14,7 @@ from api_support import Server, engram_command, server_env, start_server
 from conftest import backends
 
 import engram
-from engram.context import INSTRUCTIONS
+from engram.guidance import INSTRUCTIONS
 
 TOKEN = "s3cret-token-for-tests-0123456789"
 

@@ -88,11 +88,14 @@ def test_engram_bench_scale_cli_runs_a_tiny_store(cli_env, tmp_path):
     assert row["index_load_s"] >= 0
     assert isinstance(row["mcp_p50_ms"], float), row["mcp_p50_ms"]  # a real `engram mcp`
     assert row["mcp_handshake_ms"] > 0 and row["inproc_audited_p50_ms"] > 0
+    assert row["mcp_first_handshake_ms"] > 0
+    assert row["mcp_rss_mb"] > 0 and row["rest_rss_mb"] > 0  # the servers' footprints
     # `engram search` through the worker the hook started: answered, same results
     assert isinstance(row["cold_cli_worker_ms"], float), row["cold_cli_worker_ms"]
     assert row["cold_cli_spawn_ms"] > 0 and row["worker_up_s"] >= 0
     assert "<!-- scale:start -->" in results.read_text() and "index load s" in results.read_text()
     assert "cold CLI ÷ warm" in results.read_text()
+    assert "`engram mcp` RSS MB" in results.read_text()
 
 
 def test_engram_bench_scale_measures_postgresql_too(cli_env, tmp_path):

@@ -96,23 +96,48 @@ def test_api_recalls_show_in_engram_log(tmp_path, cli_env):
 
 
 def test_a_servers_recall_audit_is_written_after_the_reply_and_drained_on_exit(lc):
-    """MCP and REST servers answer first and audit after: a slow audit never holds a search,
-    and closing the server (a clean exit) writes every recall still queued."""
-    import threading
-
+    """MCP and REST servers answer first and audit after, a batch a second: no audit
+    write sits before a reply, and closing the server (a clean exit) writes every recall
+    still queued."""
     seed(lc)
     backlog = lc.lifecycle.serve_long()
-    gate = threading.Event()
-    backlog.submit(gate.wait)  # the audit thread is busy (a slow disk, a long import)
+    backlog.delay = 60.0  # a batch that would wait a minute: nothing written meanwhile
     try:
-        found = lc.search("stripe", caller="mcp")  # answers while the audit waits
-        assert found.results
+        for _ in range(3):
+            assert lc.search("stripe", caller="mcp").results  # answers before any audit
         assert lc.recalls() == []
     finally:
-        gate.set()
         backlog.close()
-    assert [r["caller"] for r in lc.recalls()] == ["mcp"]
+    assert [r["caller"] for r in lc.recalls()] == ["mcp"] * 3
     assert lc.lifecycle.long_lived
+
+
+def test_after_reply_jobs_run_in_batches_inside_one_batch_context():
+    """What arrives within `delay` of a batch's first job is one batch: the server's
+    audit rows share one transaction (one commit, one fsync) instead of one each."""
+    import threading
+    from contextlib import contextmanager
+
+    from engram.lifecycle.backlog import Backlog
+
+    events: list[object] = []
+    done = threading.Event()
+
+    @contextmanager
+    def batch():
+        events.append("begin")
+        yield
+        events.append("commit")
+        done.set()
+
+    backlog = Backlog(batch=batch, delay=0.5)
+    for i in range(5):
+        backlog.submit(lambda i=i: events.append(i))
+    assert done.wait(10)
+    assert events == ["begin", 0, 1, 2, 3, 4, "commit"]
+    backlog.submit(lambda: events.append(5))
+    backlog.close()  # drained at once, not after the delay
+    assert events[-3:] == ["begin", 5, "commit"]
 
 
 def test_a_failing_after_reply_job_is_logged_and_the_rest_still_run():

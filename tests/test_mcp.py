@@ -291,23 +291,46 @@ def test_stdio_server_with_the_bundled_model(tmp_path: Path) -> None:
     anyio.run(main)
 
 
-def _stdio_exchange(env: dict[str, str], protocol: str = "2025-06-18") -> tuple[dict, dict]:
-    """initialize, initialized, tools/list over a real `engram mcp`: the two answers, read
-    as the client reads them (line by line)."""
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": protocol, "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}}
+OPENING = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "test", "version": "1"}}}
+
+
+def _discover(version: str = "2026-07-28") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}}}}
+
+
+def _initialize(protocol: str) -> dict[str, Any]:
+    return {**OPENING, "params": {**OPENING["params"], "protocolVersion": protocol}}
+
+
+def _start_exchange(env: dict[str, str], opening: dict[str, Any],
+                    sdk_answers: bool = False) -> subprocess.Popen:
+    """A real `engram mcp` sent `opening`; `sdk_answers`: after a blank line, so the
+    server does not answer it early and the SDK does."""
     proc = subprocess.Popen([str(ENGRAM), "mcp"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdin is not None
+    proc.stdin.write((b"\n" if sdk_answers else b"") + json.dumps(opening).encode() + b"\n")
+    proc.stdin.flush()
+    return proc
+
+
+def _finish_exchange(proc: subprocess.Popen, then_list: bool = True) -> tuple[dict, dict]:
+    """The answer to the opening request, then (`then_list`) to tools/list, read as the
+    client reads them (line by line)."""
     try:
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(json.dumps(init).encode() + b"\n")
-        proc.stdin.flush()
         first = json.loads(proc.stdout.readline())
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
-                         b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')
-        proc.stdin.flush()
-        second = json.loads(proc.stdout.readline())
+        second: dict = {}
+        if then_list:
+            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+                             b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')
+            proc.stdin.flush()
+            second = json.loads(proc.stdout.readline())
         proc.stdin.close()
         assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
     finally:
@@ -316,31 +339,117 @@ def _stdio_exchange(env: dict[str, str], protocol: str = "2025-06-18") -> tuple[
     return first, second
 
 
-def test_stdio_answers_initialize_from_the_last_sessions_answer(tmp_path: Path) -> None:
-    """The SDK takes most of a second to load; its answer to initialize is kept after the
-    first session, and later sessions send it at once, then serve as usual."""
+def _stdio_exchange(env: dict[str, str], protocol: str = "2025-06-18") -> tuple[dict, dict]:
+    """initialize, initialized, tools/list over a real `engram mcp`: the two answers."""
+    return _finish_exchange(_start_exchange(env, _initialize(protocol)))
+
+
+def test_stdio_answers_initialize_at_once_even_in_the_first_session(tmp_path: Path) -> None:
+    """The SDK takes most of a second to load; `initialize` is answered before it loads,
+    from the first session ever on; the SDK's own answer (the same) is dropped."""
     env = server_env(tmp_path)
     first, tools = _stdio_exchange(env)
     assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "engram"
-    assert tools["id"] == 2 and tools["result"]["tools"]
+    assert tools["id"] == 2 and tools["result"]["tools"]  # one answer each, in order
     cache = tmp_path / "engram" / "cache" / "mcp-initialize.json"
-    assert cache.stat().st_mode & 0o777 == 0o600
-    kept = json.loads(cache.read_text())
-    assert kept["results"]["initialize 2025-06-18"] == first["result"]
-    kept["results"]["initialize 2025-06-18"]["serverInfo"]["title"] = "answered early"
+    assert not cache.exists()  # the SDK agreed: nothing to keep
+
+    # An answer the last session kept (the SDK disagreed with the early one) wins.
+    from engram.mcp.early import CACHE_NAME, FIRST_LINE_BYTES, _versions
+
+    assert cache.name == CACHE_NAME
+    kept = {"versions": _versions(), "results": {"initialize 2025-06-18": {
+        **first["result"], "serverInfo": {**first["result"]["serverInfo"],
+                                          "title": "answered early"}}}}
+    cache.parent.mkdir(parents=True)
     cache.write_text(json.dumps(kept))
     again, tools = _stdio_exchange(env)
     assert again["result"]["serverInfo"]["title"] == "answered early"  # the kept answer
     assert tools["id"] == 2 and tools["result"]["tools"]  # the SDK's own answer was dropped
-    other, _ = _stdio_exchange(env, protocol="2024-11-05")  # another version: the SDK answers
-    assert other["result"]["serverInfo"]["title"] != "answered early"
-    from engram.mcp.early import FIRST_LINE_BYTES
+    other, _ = _stdio_exchange(env, protocol="2024-11-05")  # another version: no kept one
+    assert other["result"]["serverInfo"]["title"] == "Engram"
     from engram.netguard import DEFAULT_MAX_BODY
 
     assert FIRST_LINE_BYTES > DEFAULT_MAX_BODY  # an over-long first line is refused as usual
-    cache.write_text("{not json")  # a broken cache costs only the head start
+    cache.write_text("{not json")  # a broken cache costs nothing
     fresh, tools = _stdio_exchange(env)
     assert fresh["result"] == first["result"] and tools["result"]["tools"]
+
+
+def test_the_early_answers_are_the_sdks(tmp_path: Path) -> None:
+    """What `engram mcp` sends before the SDK loads is what the SDK itself answers, for
+    every protocol version it speaks (and one it does not), initialize and discover."""
+    from mcp.server.runner import HANDSHAKE_PROTOCOL_VERSIONS
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from engram.mcp import early
+    from engram.mcp.early import PROTOCOL_VERSIONS, static_result
+
+    assert tuple(HANDSHAKE_PROTOCOL_VERSIONS) == PROTOCOL_VERSIONS
+    assert tuple(MODERN_PROTOCOL_VERSIONS) == early.MODERN_VERSIONS
+    openings = [_initialize(v) for v in [*PROTOCOL_VERSIONS, "1999-01-01"]]
+    openings += [_discover(v) for v in MODERN_PROTOCOL_VERSIONS]
+    env = server_env(tmp_path)
+    started = [_start_exchange(env, opening, sdk_answers=True) for opening in openings]
+    for opening, proc in zip(openings, started, strict=True):
+        sdk, _ = _finish_exchange(proc, then_list=False)
+        params = opening["params"]
+        version = params.get("protocolVersion") or params["_meta"][
+            "io.modelcontextprotocol/protocolVersion"]
+        assert static_result(opening["method"], version) == sdk["result"], version
+    assert not (tmp_path / "engram" / "cache").exists()
+
+
+def test_an_early_answer_the_sdk_disagrees_with_is_replaced_next_time(tmp_path: Path) -> None:
+    from engram.mcp.early import Early
+
+    early = Early(source=None, request_id=1, answered_id=1,  # type: ignore[arg-type]
+                  protocol="initialize 2025-06-18", cache=tmp_path / "cache" / "x.json",
+                  key="versions", sent={"said": "early"})
+    early.check({"id": 1, "result": {"said": "early"}})
+    assert not early.cache.exists()  # the same: nothing to keep
+    early.check({"id": 1, "result": {"said": "sdk"}})
+    stored = json.loads(early.cache.read_text())
+    assert stored == {"versions": "versions",
+                      "results": {"initialize 2025-06-18": {"said": "sdk"}}}
+
+
+@pytest.mark.parametrize("ending", ["stdin closed", "SIGTERM"])
+def test_every_search_is_audited_when_the_server_stops_cleanly(tmp_path: Path,
+                                                                ending: str) -> None:
+    """The audit rows are written after the replies, a batch a second; a clean stop (the
+    client closes stdin, or sends SIGTERM) writes the ones still queued."""
+    import signal
+
+    import engram
+
+    env = server_env(tmp_path)
+    proc = _start_exchange(env, _initialize("2025-06-18"))
+    assert proc.stdin is not None and proc.stdout is not None
+    searches = 7
+    try:
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        lines = [b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+        lines += [json.dumps({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                              "params": {"name": "memory_search",
+                                         "arguments": {"query": f"deploy {i}"}}}).encode()
+                  for i in range(searches)]
+        proc.stdin.write(b"\n".join(lines) + b"\n")
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(searches)]
+        assert sorted(a["id"] for a in answers) == [10 + i for i in range(searches)]
+        assert not any(a["result"].get("isError") for a in answers)
+        if ending == "SIGTERM":
+            proc.send_signal(signal.SIGTERM)
+        else:
+            proc.stdin.close()
+        assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    with engram.open(tmp_path / "engram" / "memory.db", embedder=FAST) as mem:
+        recalls = mem.recalls(caller="mcp", limit=100)
+    assert sorted(r["query"] for r in recalls) == [f"deploy {i}" for i in range(searches)]
 
 
 def test_stdio_honours_db_option(tmp_path: Path) -> None:

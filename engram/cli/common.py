@@ -145,3 +145,12 @@ def read_stdin(name: str) -> str:
             name, f"standard input is not valid UTF-8 (byte 0x{data[exc.start]:02x} at"
             f" offset {exc.start})"
         ) from None
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM ends a server as Ctrl-C does (KeyboardInterrupt), so its `finally` runs and
+    the recall-audit rows still queued are written. (uvicorn handles SIGTERM itself, then
+    raises it again once shut down: it arrives here as KeyboardInterrupt, not as a kill.)"""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .common import handle_errors, open_service
+from .common import handle_errors, open_service, stop_on_sigterm
 
 DEFAULT_PORT = 3457
 
@@ -70,8 +70,9 @@ def _serve(http: bool, host: str, port: int, early: Any = None) -> None:
     backlog = None
     if not isinstance(service, RemoteEngram):  # a server's upkeep is the server's business
         backlog = service.lifecycle.serve_long()  # upkeep in a thread, audit after replies
-    server = build_server(service, default_project=default_project(http))
+    server = build_server(service, default_project=default_project(http), inline=not http)
     try:
+        stop_on_sigterm()
         if http:
             run_http(server, host=host, port=port, token=token, users=service.users)
         else:

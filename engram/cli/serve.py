@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from .common import handle_errors, json_option, open_service, wants_json
+from .common import handle_errors, json_option, open_service, stop_on_sigterm, wants_json
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -94,7 +94,10 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int,
     sys.stdout.flush()
     config = uvicorn.Config(app, log_level=log_level, server_header=False,
                             proxy_headers=False, timeout_graceful_shutdown=3)
+    stop_on_sigterm()
     try:
         uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, after uvicorn's graceful shutdown
+        pass
     finally:
         backlog.close()  # a clean exit loses no recall record

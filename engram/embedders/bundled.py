@@ -321,6 +321,10 @@ class BundledEmbedder:
             self._input_names = frozenset(i.name for i in session.get_inputs())
             self._tokenizer = tokenizer
             self._session = session
+            del graph  # the converted graph's bytes: onnxruntime keeps its own copy
+            from ..trim import release_memory
+
+            release_memory()  # the parse and the conversion's temporaries: ~25 MB
 
     # -- embedding ---------------------------------------------------------
 

@@ -148,13 +148,15 @@ class Lifecycle:
 
     def serve_long(self) -> Backlog:
         """Set up a long-lived server (MCP, REST): upkeep in a thread of this process, and
-        the recall audit written after each reply by a backlog the caller closes on exit."""
+        the recall audit written after the replies, a batch a second, by a backlog the
+        caller closes on exit (see `backlog` for what a crash may lose)."""
         import logging
 
         from .backlog import Backlog
 
         self.long_lived = True
-        backlog = Backlog(log=logging.getLogger("engram.lifecycle").warning)
+        backlog = Backlog(log=logging.getLogger("engram.lifecycle").warning,
+                          batch=self.service.store.transaction)
         self.defer = backlog.submit
         return backlog
 

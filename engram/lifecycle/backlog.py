@@ -1,31 +1,44 @@
-"""Work a long-lived server does after its reply instead of before it.
+"""Work a long-lived server does after its reply instead of before it, in batches.
 
 A search answered over MCP or REST also writes a recall-audit row, and that write (a
 transaction and an fsync) used to sit between the search and its reply. The hook worker
 already runs such jobs after its reply; a server has no "after" of its own, so it hands
-them to this backlog: one daemon thread runs them in order as they arrive.
+them to this backlog: one daemon thread runs them in order, in batches. A batch is what
+arrived within `delay` (1 s) of its first job, run inside one `batch()` context (the
+store's transaction: one commit and one fsync per second, not one per search), so it
+never competes with the searches it follows for more than one short write a second.
 
-What it promises: a clean exit (Ctrl-C, SIGTERM, the client closing stdio) drains every
-queued job before the process ends; a crash loses only the jobs still queued, which is
-what arrived in the moment before it (the thread starts each job as soon as it is free).
-A job that fails is logged and never reaches the caller, whose reply has already gone.
+What it promises:
+- a clean exit (the client closing stdio, Ctrl-C, SIGTERM: `close()`) writes every job
+  queued, at once;
+- a crash (SIGKILL, power loss) loses the jobs still queued: at most those of the last
+  `delay` seconds, plus a batch being written (its transaction rolls back whole);
+- a job that fails is logged and never reaches the caller, whose reply has already gone;
+  the rest of its batch still runs.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 Job = Callable[[], None]
 _STOP = object()
 DRAIN_SECONDS = 10.0
+FLUSH_SECONDS = 1.0
 
 
 class Backlog:
-    def __init__(self, log: Callable[[str], None] | None = None) -> None:
+    def __init__(self, log: Callable[[str], None] | None = None,
+                 batch: Callable[[], AbstractContextManager[object]] | None = None,
+                 delay: float = FLUSH_SECONDS) -> None:
         self._jobs: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._log = log
+        self._batch = batch
+        self.delay = delay
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._closed = False
@@ -59,11 +72,49 @@ class Backlog:
                 self._thread.start()
 
     def _loop(self) -> None:
-        while True:
-            job = self._jobs.get()
-            if job is _STOP:
-                return
-            self._run(job)  # type: ignore[arg-type]
+        stop = False
+        while not stop:
+            first = self._jobs.get()
+            jobs: list[Job] = []
+            stop = first is _STOP
+            if not stop:
+                jobs.append(first)  # type: ignore[arg-type]
+                deadline = time.monotonic() + self.delay
+                while (left := deadline - time.monotonic()) > 0:
+                    try:
+                        job = self._jobs.get(timeout=left)
+                    except queue.Empty:
+                        break
+                    if job is _STOP:
+                        stop = True
+                        break
+                    jobs.append(job)  # type: ignore[arg-type]
+            if stop:  # a job submitted while closing may sit behind the stop
+                while True:
+                    try:
+                        job = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    if job is not _STOP:
+                        jobs.append(job)  # type: ignore[arg-type]
+            self._run_batch(jobs)
+
+    def _run_batch(self, jobs: list[Job]) -> None:
+        if not jobs:
+            return
+        ran = 0
+        try:
+            with (self._batch() if self._batch is not None else nullcontext()):
+                for job in jobs:
+                    ran += 1
+                    self._run(job)
+        except Exception as exc:  # noqa: BLE001 - e.g. the commit failed: say so, go on
+            if ran == 0:  # the batch could not begin (a busy store): one job at a time
+                for job in jobs:
+                    self._run(job)
+            elif self._log is not None:
+                self._log(f"after-reply batch of {len(jobs)} failed: "
+                          f"{type(exc).__name__}: {exc}")
 
     def _run(self, job: Job) -> None:
         try:

@@ -23,7 +23,7 @@ from ..errors import EngramError
 from ..exchange import AUTHORITY_RULE
 from ..service import Engram
 from .auth import GuardMiddleware, check_bind
-from .early import Early
+from .early import SERVER_DESCRIPTION, SERVER_NAME, SERVER_TITLE, Early
 from .errors import UNEXPECTED, ProtocolErrors, describe_shape_errors, log, protocol_error
 from .render import lines
 from .stdio import serve_stdio
@@ -47,12 +47,16 @@ class EngramMCPServer(MCPServer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # The SDK's OpenTelemetry span per message does nothing without an exporter, which
+        # Engram never installs, yet costs every call its context extraction: left out.
+        self.middleware[:] = [m for m in self.middleware
+                              if type(m).__name__ != "OpenTelemetryMiddleware"]
         self.middleware.append(ProtocolErrors())
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context | None = None) -> Any:
-        names = [tool.name for tool in await self.list_tools()]
-        if name not in names:
+        if self._tool_manager.get_tool(name) is None:  # not list_tools: a model per tool
+            names = [tool.name for tool in self._tool_manager.list_tools()]
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}; the tools are "
                                            f"{', '.join(names)}")
         try:
@@ -94,17 +98,23 @@ class EngramMCPServer(MCPServer):
         await serve_stdio(self._lowlevel_server, self.early)
 
 
-def build_server(service: Engram, *, default_project: str | None = None) -> MCPServer:
-    """An MCP server whose every tool, resource and prompt calls `service`."""
+def build_server(service: Engram, *, default_project: str | None = None,
+                 inline: bool = False) -> MCPServer:
+    """An MCP server whose every tool, resource and prompt calls `service`.
+
+    `inline`: tools run on the event loop instead of a worker thread (one thread hop less
+    per call). For stdio, where one client sends its calls and the store serialises them
+    anyway; a shared HTTP server keeps the thread, so one slow call never holds the others.
+    """
     server: MCPServer = EngramMCPServer(
-        "engram",
-        title="Engram",
-        description="Long-term memory for coding agents",
+        SERVER_NAME,
+        title=SERVER_TITLE,
+        description=SERVER_DESCRIPTION,
         instructions=service.instructions(),
         version=__version__,
         log_level="WARNING",
     )
-    register_tools(server, service, default_project)
+    register_tools(server, service, default_project, inline=inline)
     _register_resources(server, service)
     _register_prompts(server, service, default_project)
     return server

@@ -3,8 +3,9 @@
 Descriptions tell the agent *when* to call a tool, since that is what it decides from.
 Engram's own errors become tool errors (isError) carrying the service's message, so a
 bad argument never takes the server down and the model can correct its call (see
-`errors` for the convention). Tool functions are synchronous: the SDK runs
-them on a worker thread, off the event loop (the store serialises access with a lock).
+`errors` for the convention). Tool functions are synchronous: over HTTP the SDK runs
+them on a worker thread, off the event loop (the store serialises access with a lock);
+over stdio they run on the loop itself (`server.build_server`'s `inline`).
 """
 
 import functools
@@ -57,17 +58,25 @@ When = arg(Text, "ISO 8601 date/time or a phrase: 'yesterday', '3d', 'last week'
 Limit = arg(int, "How many memories at most (1-500).")
 
 
-def _engram_errors(func: F) -> F:
-    """Engram's errors reach the agent as a tool error with the service's message."""
+def _engram_errors(func: F, inline: bool = False) -> F:
+    """Engram's errors reach the agent as a tool error with the service's message.
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    `inline`: a coroutine function, which the SDK awaits on its event loop instead of
+    handing the call to a worker thread."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except EngramError as exc:
             raise ToolError(describe(exc)) from exc
 
-    return wrapper  # type: ignore[return-value]
+    if inline:
+        @functools.wraps(func)
+        async def on_the_loop(*args: Any, **kwargs: Any) -> Any:
+            return call(*args, **kwargs)
+
+        return on_the_loop  # type: ignore[return-value]
+    return functools.wraps(func)(call)  # type: ignore[return-value]
 
 
 def _limit(value: int) -> int:
@@ -76,8 +85,10 @@ def _limit(value: int) -> int:
     return value
 
 
-def register_tools(server: MCPServer, service: Engram, default_project: str | None) -> None:
-    """Add every memory_* tool to `server`, all working on the one `service`."""
+def register_tools(server: MCPServer, service: Engram, default_project: str | None, *,
+                   inline: bool = False) -> None:
+    """Add every memory_* tool to `server`, all working on the one `service` (`inline`: on
+    the event loop, see `server.build_server`)."""
 
     def when(name: str, value: str | None) -> datetime | None:
         if value is None or not value.strip():
@@ -98,7 +109,7 @@ def register_tools(server: MCPServer, service: Engram, default_project: str | No
 
     def tool(annotations: ToolAnnotations, title: str) -> Callable[[F], F]:
         def decorator(func: F) -> F:
-            server.add_tool(_engram_errors(func), name=func.__name__, title=title,
+            server.add_tool(_engram_errors(func, inline), name=func.__name__, title=title,
                             description=inspect.cleandoc(func.__doc__ or ""),
                             annotations=annotations)
             return func

@@ -483,7 +483,7 @@ class Engram:
     @staticmethod
     def instructions() -> str:
         """What any agent should be told about using this memory (`engram prompt`)."""
-        from ..context import INSTRUCTIONS
+        from ..guidance import INSTRUCTIONS
 
         return INSTRUCTIONS
 

@@ -75,7 +75,7 @@ def plan(
     home: Path | None = None,
     command: str | None = None,
 ) -> list[Plan]:
-    from ..context import INSTRUCTIONS
+    from ..guidance import INSTRUCTIONS
 
     if scope not in ("user", "project"):
         raise SetupError(f"unknown scope {scope!r}; use user or project")

@@ -487,6 +487,7 @@ class SQLiteStore(LedgerMethods):
             return self._index
         self._data_version = version
         index = self._index
+        cold = index is None
         # A cold load reads every row: scanning the table beats walking the seq index
         # (100K: 0.42 vs 0.53 s); an update reads the few rows changed since.
         seq = "m.seq" if index is not None else "+m.seq"
@@ -514,6 +515,16 @@ class SQLiteStore(LedgerMethods):
                 timestamps([r[5] for r in usable]),
             )
             self._index_seq = max(self._index_seq, max(r[6] for r in usable))
+        cursor.close()
+        if cold and index is not None:
+            # The scan filled SQLite's page cache (up to CACHE_KIB) with vector pages the
+            # index now holds itself: drop them, and give the scan's garbage (the last
+            # batch's rows too) back.
+            from ...trim import release_memory
+
+            rows = usable = vectors = None  # noqa: F841
+            self._db.execute("PRAGMA shrink_memory")
+            release_memory()
         if index is not None:
             self._sync_ann(index)
         return index
