@@ -2057,3 +2057,15 @@ def test_a_question_handed_to_a_colleague_in_polish_is_open():
     from engram.capture import lexicon
 
     assert lexicon.HANDOFF_RE.search("co do retry zapytam Kasię z księgowości")
+
+
+def test_the_need_that_opens_a_session_is_its_task_not_a_rule():
+    session = (
+        Session().prompt("Buenas. Hay que montar la sección de recetas: una colección nueva y un "
+                         "feed RSS. Nada de islas de React, componentes .astro y JS vanilla.")
+        .edit("src/content/config.ts")
+        .say("Colección creada.")
+    )
+    rules = found(session.extract(), "constraint") + found(session.extract(), "preference")
+    assert not any("Hay que montar" in r for r in rules)
+    assert any("islas de React" in r for r in rules)

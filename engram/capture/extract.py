@@ -1027,8 +1027,10 @@ class Extractor:
                             for quote in summary_user_messages(event.text)
                             if not any(normalized(quote) in prompt for prompt in said)]
         sources += [(c.feedback, c.at, "rejected") for c in self.session.tools if c.feedback]
+        opening = next((e.text for e in self.events if e.kind == "prompt"), None)
         for text, at, origin in sources:
-            for kind, rule in rules_in(text, whole=origin == "rejected"):
+            for kind, rule in rules_in(text, whole=origin == "rejected",
+                                       opening=text is opening):
                 if normalized(rule) in seen:
                     continue
                 seen.add(normalized(rule))

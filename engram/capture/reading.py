@@ -77,20 +77,35 @@ def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
     return None
 
 
-def rules_in(text: str, *, whole: bool = False) -> list[tuple[str, str]]:
+# The need that makes a request a task: "hay que montar la sección", "on doit passer à Qt 6".
+_TASK_MODAL_RE = re.compile(
+    r"\b(we|i) (need|have|want) to\b|\bwe must\b|\bhay que\b|\btenemos que\b|"
+    r"\bnecesito\b|\bquiero\b|\bon doit\b|\bil faut\b|\bnous devons\b|\bje veux\b|"
+    r"\bwir (müssen|wollen)\b|\bich (muss|will)\b|\btemos que\b|\bprecisamos\b|\bquero\b|"
+    r"\b(нам |мне )?(нужно|надо)\b|我们?(需要|要|得)|必要があ", re.IGNORECASE)
+
+
+def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[tuple[str, str]]:
     """(constraint|preference, rule) in a person's text, each rule in their words with
     the sentences of the same paragraph that continue or explain it.
 
     `whole`: the text is one statement (feedback on a rejected tool call): when any of
-    its sentences is a rule, all of it is kept as one.
+    its sentences is a rule, all of it is kept as one. `opening`: the session's first
+    prompt, whose first paragraph states the task ("we need to move to Qt 6"): a need
+    there is the work asked for, not a rule, unless more than the need makes it one.
     """
     prose = re.sub(r"```.*?(```|\Z)", "\n\n", text, flags=re.DOTALL)  # pasted output aside
     prose = "\n".join(line for line in prose.splitlines() if not _LOG_LINE_RE.match(line))
     long_prompt = len(prose) > LONG_PROMPT_CHARS
     found: list[tuple[str, str]] = []
-    for paragraph in re.split(r"\n\s*\n", prose):
+    for number, paragraph in enumerate(re.split(r"\n\s*\n", prose)):
         parts = lexicon.sentences(paragraph)
         kinds = [rule_type(p, long_prompt=long_prompt) for p in parts]
+        for at, part in enumerate(parts if opening and number == 0 else []):
+            if kinds[at] and _TASK_MODAL_RE.search(part) and rule_type(
+                _TASK_MODAL_RE.sub(" ", part), long_prompt=long_prompt
+            ) is None:
+                kinds[at] = None
         if whole and any(kinds):
             kind = "preference" if "preference" in kinds and "constraint" not in kinds else (
                 "constraint")
