@@ -453,7 +453,19 @@ def render(run: Run, stats: LabelStats, conversations: int, embedder: str) -> st
         for g in groups
     ]
     out.append(markdown_table(headers, rows))
-    if stats.dropped:
+    if len(stats.dropped) > 20:
+        # Ids of turns the released data no longer holds, counted per conversation; the
+        # malformed ones in full.
+        per: dict[str, int] = {}
+        for item in stats.dropped:
+            if item.endswith("(no such turn)"):
+                conv = item.split(" ", 1)[0]
+                per[conv] = per.get(conv, 0) + 1
+        malformed = [item for item in stats.dropped if not item.endswith("(no such turn)")]
+        out.append(f"\nDropped evidence ids ({len(stats.dropped)}): naming no turn of the data, "
+                   + ", ".join(f"{c} {n}" for c, n in per.items())
+                   + ("; not an id: " + "; ".join(malformed) if malformed else ""))
+    elif stats.dropped:
         out.append("\nDropped evidence ids: " + "; ".join(stats.dropped))
     if run.merged_examples:
         out.append("\nDedup examples: " + "; ".join(run.merged_examples))
