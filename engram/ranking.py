@@ -82,9 +82,9 @@ class Weights:
     # Not applied to open questions kept on purpose, nor when the query asks about questions.
     only_asks: float = 0.7
     # A query asking when something happened ("When did she get covid?") prefers a memory
-    # that places something in time ("I got covid about a year ago", "got this today"):
-    # the rest of such a query names the event, which the question also shares with
-    # memories that merely mention it.
+    # that places something in time ("I got covid about a year ago", "got this today"),
+    # by this ratio (the others are divided by it): the rest of such a query names the
+    # event, which it also shares with memories that merely mention it.
     states_time_boost: float = 1.3
     files_boost: float = 0.25
     type_weight: dict[str, float] = field(
@@ -364,8 +364,10 @@ def rerank_factors(
         "asked_type": weights.asked_type_boost if memory.type in asked else 1.0,
         "only_asks": (weights.only_asks if not questions_wanted and memory.type not in
                       QUESTION_TYPES and only_asks(memory.content) else 1.0),
-        "states_time": (weights.states_time_boost if when_asked
-                        and states_time(memory.content) else 1.0),
+        # Applied as a discount on the memories that do not say when, not a boost on
+        # those that do: the same order, and the pruning bound (factor_ceiling) stays.
+        "states_time": (1 / weights.states_time_boost if when_asked
+                        and not states_time(memory.content) else 1.0),
     }
     return factors
 
@@ -411,7 +413,7 @@ def file_overlap(memory_files: Sequence[str], wanted: Sequence[str], content: st
 
 def factor_ceiling(
     weights: Weights = DEFAULT_WEIGHTS, *, project: bool = False, files: bool = False,
-    asked: bool = False, when: bool = False,
+    asked: bool = False,
 ) -> float:
     """The largest product `rerank_factors` can give, for safe pruning.
 
@@ -426,7 +428,6 @@ def factor_ceiling(
         * (max(weights.global_project, 1.0) if project else 1.0)
         * ((1 + weights.files_boost) if files else 1.0)
         * (max(weights.asked_type_boost, 1.0) if asked else 1.0)
-        * (max(weights.states_time_boost, 1.0) if when else 1.0)
     )
 
 

@@ -272,7 +272,7 @@ def _rerank(
     """
     high = (
         ranking.factor_ceiling(weights, project=filters.project is not None, files=bool(files),
-                               asked=bool(asked), when=when_asked)
+                               asked=bool(asked))
         if rerank else 1.0
     )
     order = sorted(fused.items(), key=lambda pair: (-pair[1].relevance, pair[0]))
