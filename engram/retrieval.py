@@ -10,7 +10,7 @@ import heapq
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from . import ranking
@@ -18,7 +18,7 @@ from .model import Memory, to_iso
 from .store.base import Candidate, Filters, Store
 from .temporal import parse_temporal
 from .text import query_terms
-from .text.intent import asked_types
+from .text.intent import asked_types, asks_about_questions, asks_when
 
 if TYPE_CHECKING:
     from .embedders import Embedder
@@ -112,12 +112,15 @@ def search(
         return embedder.embed_query(words)
 
     rest = (k, now, files, weights, pools, rerank)
-    mode, results = _rank(store, embed(text), text, *rest, timed)
-    if phrase and not results:
+    widened, period_end = told_after(timed, filters, weights)
+    mode, results = _rank(store, embed(text), text, *rest, widened, period_end)
+    if phrase and not any(period_end is None or r.memory.when < period_end for r in results):
         # "never deploy on Friday" reads like a date; a phrase that filters out everything
-        # was more likely part of the question than a date range: search all of it.
-        mode, results = _rank(store, embed(query), query, *rest, filters)
-        if results:
+        # was more likely part of the question than a date range: search all of it. (What
+        # was recorded after the period only counts once the period itself holds a match.)
+        mode_all, everywhere = _rank(store, embed(query), query, *rest, filters)
+        if everywhere:
+            mode, results = mode_all, everywhere
             notes.append(f"nothing in the period “{phrase}”; showing matches from any time")
             phrase, timed = None, filters
     if not results and text.strip():
@@ -127,6 +130,25 @@ def search(
         query, results, mode, timed.since, timed.until, phrase,
         (time.perf_counter() - started) * 1000, notes, cut,
     )
+
+
+def told_after(
+    timed: Filters, asked: Filters, weights: ranking.Weights
+) -> tuple[Filters, datetime | None]:
+    """The filter a period parsed from the query searches with, and the period's end.
+
+    An event is often recorded after it happened ("we shipped it yesterday", a message
+    sent past midnight about the evening), so a period from the query also admits
+    memories dated up to `weights.told_after_days` after it ends; `_rerank` multiplies
+    those by `weights.told_after`. An end the caller set (`until=`) is never passed.
+    """
+    end = timed.until
+    if end is None or end == asked.until or weights.told_after_days <= 0:
+        return timed, None
+    later = end + timedelta(days=weights.told_after_days)
+    if asked.until is not None:
+        later = min(later, asked.until)
+    return replace(timed, until=later), end
 
 
 def relevance_floor(
@@ -160,6 +182,7 @@ def _rank(
     pools: str,
     rerank: bool,
     filters: Filters,
+    period_end: datetime | None = None,
 ) -> tuple[str, list[SearchResult]]:
     pool = max(50, 5 * k)
     # Diversity chooses the top k from the best `depth`, and the vector pool holds 5x that
@@ -199,7 +222,8 @@ def _rank(
     mode = "hybrid" if keyword and vector else ("keyword" if keyword else "vector")
     fused = ranking.fuse(keyword, vector, weights, (pool, vector_pool), coverage)
     ranked = _rerank(store, fused, depth, now, files, weights, rerank, filters,
-                     asked_types(text))
+                     asked_types(text), period_end, asks_about_questions(text),
+                     asks_when(text))
     if depth > k:
         ranked = _diversify(store, ranked, k, weights)
     # Signals only for what is returned: rounding ~100 candidates' signals cost ~10% of a search.
@@ -235,7 +259,8 @@ _LOAD_STEP = 8
 def _rerank(
     store: Store, fused: dict[str, ranking.Fused], k: int, now: datetime,
     files: Sequence[str], weights: ranking.Weights, rerank: bool, filters: Filters,
-    asked: frozenset[str] = frozenset(),
+    asked: frozenset[str] = frozenset(), period_end: datetime | None = None,
+    questions_wanted: bool = False, when_asked: bool = False,
 ) -> list[_Ranked]:
     """The top k after re-ranking, loading candidates best relevance first, only as needed.
 
@@ -266,8 +291,12 @@ def _rerank(
             if memory is None:  # deleted by another process meanwhile
                 continue
             factors = ranking.rerank_factors(memory, now, filters.project, files, weights,
-                                             asked)
+                                             asked, questions_wanted, when_asked)
             score = item.relevance * (ranking.combine(factors) if rerank else 1.0)
+            if period_end is not None and memory.when >= period_end:
+                # Recorded after the period asked about: it may tell of it (told_after).
+                factors["told_after"] = weights.told_after
+                score *= weights.told_after
             ranked.append((score, memory_id, memory, item, factors))
             if len(best) < k:
                 heapq.heappush(best, score)

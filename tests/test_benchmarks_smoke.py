@@ -124,3 +124,61 @@ def test_synthetic_memories_are_deterministic():
     assert first == list(Generator(3, 10).memories(50))
     assert len({m["type"] for m in first}) >= 6
     assert Path(locomo.__file__).parent.name == "benchmarks"
+
+
+def test_realtalk_evidence_ranges_and_typos_become_turn_ids():
+    from benchmarks import realtalk
+
+    got = realtalk.split_evidence(["D12:3-D12:5", "D 2:18", "D5:3.", "D1:11; D3:18", "D4:2-4"])
+    assert got == ["D12:3", "D12:4", "D12:5", "D2:18", "D5:3.", "D1:11", "D3:18",
+                   "D4:2", "D4:3", "D4:4"]
+    assert realtalk.parse_time("29.12.2023, 22:42:04").isoformat() == "2023-12-29T22:42:04+00:00"
+
+
+def _tiny_realtalk(folder: Path) -> None:
+    turns = [
+        ("Ana", "hey!! how r u", "01.01.2024, 10:00:00"),
+        ("Bo", "good, just got back from skiing in Colorado", "01.01.2024, 10:01:00"),
+        ("Ana", "omg jealous 😍", "01.01.2024, 10:02:00"),
+        ("Bo", "here's the view", "01.01.2024, 10:03:00"),
+        ("Ana", "my cat Miso knocked over my coffee lol", "02.01.2024, 09:00:00"),
+    ]
+    chat = {"name": {"speaker_1": "Ana", "speaker_2": "Bo"},
+            "session_1_date_time": "01.01.2024, 10:00:00",
+            "session_2_date_time": "02.01.2024, 09:00:00",
+            "session_1": [], "session_2": [],
+            "qa": [{"question": "Where did Bo go skiing?", "answer": "Colorado",
+                    "evidence": ["D1:2"], "category": 1},
+                   {"question": "What is the name of Ana's cat?", "answer": "Miso",
+                    "evidence": ["D2:1", "D9:9"], "category": 1},
+                   {"question": "When did Bo go skiing?", "answer": "1 Jan 2024",
+                    "evidence": ["D1:2-D1:4"], "category": 2}]}
+    for i, (speaker, text, when) in enumerate(turns):
+        session = 1 if i < 4 else 2
+        turn = {"clean_text": text, "speaker": speaker, "date_time": when,
+                "dia_id": f"D{session}:{i + 1 if session == 1 else 1}", "img_file": []}
+        if i == 3:
+            turn["blip_caption"] = "a snowy mountain with a ski lift"
+        chat[f"session_{session}"].append(turn)
+    (folder / "Chat_1_Ana_Bo.json").write_text(json.dumps(chat))
+
+
+def test_engram_bench_realtalk_cli_writes_its_section(cli_env, tmp_path):
+    data = tmp_path / "realtalk"
+    data.mkdir()
+    _tiny_realtalk(data)
+    results = tmp_path / "RESULTS.md"
+    proc = run_cli(
+        cli_env, "bench", "realtalk", "--data", str(data), "--embedder", EMBEDDER,
+        "--systems", "bm25,keyword,default", "--results", str(results), "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["turns"] == 5 and out["questions"] == 3
+    assert out["labels"]["dropped"] == ["Chat_1_Ana_Bo q1 D9:9 (no such turn)"]
+    raw = out["results"]["raw"]
+    assert set(raw) == {"bm25", "keyword", "default"}
+    assert raw["keyword"]["cat1"]["R@10"] == 1.0 and raw["default"]["overall"]["n"] == 3
+    text = results.read_text()
+    assert "<!-- realtalk:start -->" in text and "Command: `engram bench realtalk" in text
+    assert "temporal (n=1)" in text

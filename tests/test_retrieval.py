@@ -298,3 +298,107 @@ def test_a_query_asking_for_decisions_ranks_the_decision_first(mem, clock):
     assert results[0].memory.type == "decision"
     assert results[0].signals["asked_type_factor"] > 1.0
     assert results[1].signals["asked_type_factor"] == 1.0
+
+
+# --- what people write in chats: told afterwards, questions that hold no answer, "when" ---
+
+
+def test_a_period_also_admits_what_was_told_shortly_after_it(mem):
+    """An event is often recorded after it happened (a message past midnight, "yesterday
+    I…"): a period asked about admits memories up to two days after it, ranked below
+    one recorded inside the period at equal relevance."""
+    inside = mem.save("Shipped the billing export to production",
+                      event_at=datetime(2026, 3, 10, 12, tzinfo=UTC)).memory.id
+    told = mem.save("Last night we shipped the invoice export to production",
+                    event_at=datetime(2026, 3, 11, 1, 30, tzinfo=UTC)).memory.id
+    later = mem.save("Shipped the search export to production",
+                     event_at=datetime(2026, 3, 15, 9, tzinfo=UTC)).memory.id
+    response = mem.search("what did we ship to production on March 10", k=10)
+    assert response.temporal_phrase and response.until == datetime(2026, 3, 11, tzinfo=UTC)
+    found = [r.memory.id for r in response.results]
+    assert found[:2] == [inside, told] and later not in found
+    assert response.results[1].signals["told_after_factor"] < 1.0
+    assert "told_after_factor" not in response.results[0].signals
+    # An end the caller sets is exact.
+    exact = mem.search("what did we ship to production", k=10,
+                       since=datetime(2026, 3, 10, tzinfo=UTC),
+                       until=datetime(2026, 3, 11, tzinfo=UTC))
+    assert [r.memory.id for r in exact.results] == [inside]
+
+
+def test_what_was_told_after_a_period_alone_does_not_stop_the_search_anywhere(mem):
+    """A period holding no match is still read as words of the question, even when a
+    memory recorded just after it would match."""
+    rule = mem.save("Never deploy on Saturday mornings", type="constraint").memory.id
+    response = mem.search("never deploy on Saturday", k=3)
+    assert response.results[0].memory.id == rule and response.temporal_phrase is None
+
+
+@pytest.mark.parametrize(("content", "asks"), [
+    ("elise: What about Kate?", True),
+    ("Kate: how r u??", True),
+    ("Kate: how was it? [shares a photo of a beach]", False),
+    ("Kate: Great! How was the trip?", False),
+    ("Kate: How was it? I went skiing.", False),
+    ("Kate: ok", False),
+])
+def test_only_asks(content, asks):
+    from engram.ranking import only_asks
+
+    assert only_asks(content) is asks
+
+
+def test_a_memory_that_only_asks_ranks_below_one_that_answers(mem):
+    asking = mem.save("Kate: what about your trip to Lisbon?").memory.id
+    answering = mem.save("Kate: the trip to Lisbon was lovely, we rode the old tram").memory.id
+    results = mem.search("Kate trip to Lisbon", k=5).results
+    factor = {r.memory.id: r.signals["only_asks_factor"] for r in results}
+    assert factor[asking] < 1.0 and factor[answering] == 1.0
+    assert results[0].memory.id == answering
+    # Asked about questions, a question is an answer: no penalty.
+    asked = mem.search("what did Kate ask about the Lisbon trip", k=5).results
+    assert {r.signals["only_asks_factor"] for r in asked} == {1.0}
+    # An open question kept on purpose is never lowered.
+    kept = mem.save("Should the Lisbon trip export use UTC?", type="open_question").memory.id
+    found = {r.memory.id: r for r in mem.search("Lisbon trip export", k=5).results}
+    assert found[kept].signals["only_asks_factor"] == 1.0
+
+
+@pytest.mark.parametrize(("query", "when"), [
+    ("When did Nebraas get covid?", True),
+    ("In what month were they both sick?", True),
+    ("how long ago did we migrate", True),
+    ("since when is the flag on", True),
+    ("What did Kate eat?", False),
+])
+def test_asks_when(query, when):
+    from engram.text.intent import asks_when
+
+    assert asks_when(query) is when
+
+
+@pytest.mark.parametrize(("text", "timed"), [
+    ("I got this today", True),
+    ("when I got covid about a year ago", True),
+    ("It will be in 8 months!", True),
+    ("see you on Friday", True),
+    ("back in 2019", True),
+    ("in May we moved", True),
+    ("may I ask", False),
+    ("I like cheese tarts", False),
+])
+def test_states_time(text, timed):
+    from engram.text.intent import states_time
+
+    assert states_time(text) is timed
+
+
+def test_a_when_question_prefers_a_memory_that_says_when(mem):
+    dated = mem.save("Nebraas: I got covid about a year ago and it knocked me out").memory.id
+    plain = mem.save("Nebraas: covid knocked me out badly, I was in bed all the time").memory.id
+    results = {r.memory.id: r for r in mem.search("When did Nebraas get covid?", k=5).results}
+    assert results[dated].signals["states_time_factor"] == 1.0
+    assert results[plain].signals["states_time_factor"] < 1.0
+    assert list(results)[0] == dated
+    other = mem.search("did Nebraas get covid", k=5).results
+    assert {r.signals["states_time_factor"] for r in other} == {1.0}

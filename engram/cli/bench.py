@@ -1,5 +1,5 @@
-"""`engram bench capture|locomo|redaction|retrieval|scale|teams`: the harnesses in the checkout's
-benchmarks/.
+"""`engram bench capture|locomo|realtalk|redaction|retrieval|scale|teams`: the harnesses in
+the checkout's benchmarks/.
 
 The harness is not part of the installed package (it needs the LoCoMo data and writes
 benchmarks/RESULTS.md), so this command finds the `benchmarks` folder next to the
@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str]] = {
     "capture": ("benchmarks.capture",),
     "hook-launcher": ("benchmarks.hook_launcher",),
     "locomo": ("benchmarks.locomo",),
+    "realtalk": ("benchmarks.realtalk",),
     "redaction": ("benchmarks.redaction",),
     "retrieval": ("benchmarks.retrieval",),
     "scale": ("benchmarks.scale",),

@@ -48,3 +48,50 @@ def asked_types(query: str) -> frozenset[str]:
     if not isinstance(query, str) or not query:
         return frozenset()
     return frozenset(kind for kind, pattern in _patterns() if pattern.search(query))
+
+
+#: A query about what someone asked ("which questions did she ask", "what did he wonder").
+_ASKS_ABOUT_QUESTIONS = re.compile(
+    r"(?<!\w)(?:ask\w*|questions?|wonder\w*|спрашива\w*|спросил\w*|вопрос\w*|frag\w*"
+    r"|pregunt\w*)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def asks_about_questions(query: str) -> bool:
+    """Whether ``query`` is about questions someone asked: then a memory that only asks
+    something is an answer too (ranking.only_asks)."""
+    return isinstance(query, str) and _ASKS_ABOUT_QUESTIONS.search(query) is not None
+
+
+#: A query asking when something happened, or for how long ("When did she …", "what day",
+#: "how long ago", "in what month").
+_ASKS_WHEN = re.compile(
+    r"(?<!\w)(?:when|since\s+when|how\s+long(?:\s+ago)?|(?:what|which)\s+(?:day|date|time|"
+    r"month|year|week(?:end)?)|когда|wann|cu[aá]ndo|quand|quando)(?!\w)",
+    re.IGNORECASE,
+)
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+#: "may" only as a month when it is one: "in May", "May 5", not "may I".
+_MONTH = (r"(?:january|february|march|april|june|july|august|september|october|november"
+          r"|december|(?:in|on|since|of|until)\s+may|may\s+\d)")
+#: Words that place a statement in time: "today", "last night", "two years ago", "on
+#: Friday", "in March", "since 2019", a date.
+_STATES_TIME = re.compile(
+    r"(?<!\w)(?:today|tonight|yesterday|tomorrow|ago|earlier|recently|weekend"
+    r"|(?:this|last|next|every)\s+(?:morning|afternoon|evening|night|week|month|year|time"
+    rf"|{_WEEKDAY})|{_WEEKDAY}s?|{_MONTH}|(?:19|20)\d\d|\d{{1,2}}[./-]\d{{1,2}}(?:[./-]\d{{2,4}})?"
+    r"|in\s+(?:a|an|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?|years?|hours?)"
+    r"|(?:days?|weeks?|months?|years?)\s+(?:ago|later|before|after))(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def asks_when(query: str) -> bool:
+    """Whether ``query`` asks when (or since when, for how long) something happened."""
+    return isinstance(query, str) and _ASKS_WHEN.search(query) is not None
+
+
+def states_time(text: str) -> bool:
+    """Whether ``text`` says when something happened ("today", "last week", "in 2019")."""
+    return isinstance(text, str) and _STATES_TIME.search(text) is not None
