@@ -2069,3 +2069,19 @@ def test_the_need_that_opens_a_session_is_its_task_not_a_rule():
     rules = found(session.extract(), "constraint") + found(session.extract(), "preference")
     assert not any("Hay que montar" in r for r in rules)
     assert any("islas de React" in r for r in rules)
+
+
+def test_a_reported_bug_takes_the_cause_a_later_wrap_up_labels():
+    session = (
+        Session().prompt("the export button stopped working after the csrf change, gives 403")
+        .say("I'll try relaxing the cookie first.")
+        .edit("app/routes.go", "SameSiteStrictMode", "SameSiteLaxMode")
+        .say("Still 403 in my test. Let me keep digging.")
+        .prompt("ok go on")
+        .edit("templates/layout.html", "<body>", "<body hx-headers='{\"X-CSRF-Token\": \"t\"}'>")
+        .bash("go test ./...", "ok  app 0.1s")
+        .say("Fixed, all packages pass.\n\n**Why it broke:** the button sits outside any form, "
+             "so the token was never sent; every htmx request now carries it in hx-headers.")
+    )
+    [bug] = [b for b in found(session.extract(), "bug_note") if "403" in b]
+    assert "outside any form" in bug

@@ -586,11 +586,11 @@ class Extractor:
                 fix.origin, fix.anchor = "reported", first
                 continue
             closing = turn.closing()
-            cause = ""
-            if closing is not None:
-                labelled = [m.group("text") for line in closing.text.splitlines()
-                            if (m := lexicon.CAUSE_LABEL_RE.match(line.strip("*_ -")))]
-                cause = " ".join(labelled)
+            cause = _labelled_cause(closing)
+            for later in turns[turns.index(turn) + 1:]:
+                if cause or later.opener is None or lexicon.PROBLEM_RE.search(later.opener.text):
+                    break  # the cause told once the same bug was fixed, turns later
+                cause = _labelled_cause(later.closing())
             if acknowledged:
                 cause = self.diagnosis(turn)
                 if lexicon.DID_NOT_WORK_RE.search(prompt.text) or lexicon.ABANDON_RE.search(cause):
@@ -1143,6 +1143,14 @@ _TASK_ID_RE = re.compile(r"#(\d+)")
 _POINTS_BACK_RE = re.compile(
     r"\b(that|this|it|c'est|ça|cela|das|dies|es|eso|esto|isso|isto|questo|to)\b|это|так ли|"
     r"那|这|それ|これ", re.IGNORECASE)
+def _labelled_cause(closing: Event | None) -> str:
+    """What a wrap-up labels as the cause ("**Why it broke:** …", "Ursache: …")."""
+    if closing is None:
+        return ""
+    return " ".join(m.group("text").strip("*_ ") for line in closing.text.splitlines()
+                    if (m := lexicon.CAUSE_LABEL_RE.match(line.strip("*_ -"))))
+
+
 _NUMBER_RE = re.compile(r"(?:^|(?<=\s))(\d{1,2})[.)]\s+")
 
 

@@ -357,8 +357,9 @@ FIX_LABEL_RE = re.compile(
     re.IGNORECASE,
 )
 CAUSE_LABEL_RE = re.compile(
-    r"^\W*(root cause|cause|problem|issue|the bug|why|ursache|problem|причина|проблема|"
-    r"cause racine|causa|原因|問題)\W*[:：]\s*(?P<text>.+)$",
+    r"^\W*(root cause|cause|problem|issue|the bug|why( it (broke|failed|happened|crashed))?|"
+    r"what (was wrong|happened|broke)|ursache|problem|warum|причина|проблема|почему|"
+    r"cause racine|pourquoi|causa|por qu[ée]|原因|為什麼|为什么|問題|なぜ)\W*[:：]\s*(?P<text>.+)$",
     re.IGNORECASE,
 )
 # The assistant announcing what it found wrong: "Deux problèmes dans ra_ajax_book :", "the
