@@ -119,11 +119,12 @@ def _bulk_fill(mem: Any, records: list[dict[str, Any]], embedder: Any, full: boo
         if start == 0 and postgres and vectors is not None:
             mem.store._execute("DROP INDEX IF EXISTS memories_embedding")
     if postgres and mem.store._dimension() is not None:
-        from engram.store.postgres.schema import hnsw_index_sql
+        from engram.store.postgres.schema import build_settings, hnsw_index_sql
 
-        with mem.store.transaction():
-            mem.store._execute("SET LOCAL maintenance_work_mem = '1GB'")
-            mem.store._execute(hnsw_index_sql(mem.store._dimension()))
+        with mem.store.transaction(), mem.store._conn.cursor() as cur:
+            build_settings(cur)  # serial, as the engine's rebuild: see there
+            cur.execute("SET LOCAL maintenance_work_mem = '1GB'")
+            cur.execute(hnsw_index_sql(mem.store._dimension()))
         mem.store._execute("ANALYZE memories")
 
 

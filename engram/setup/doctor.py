@@ -50,7 +50,7 @@ def _store(db: str | None) -> Check:
                          f"{service.path} opens ({count} active memories), but its vector index"
                          " was built with older HNSW parameters (fewer true neighbours found):"
                          f" {stats['vector_index_outdated']}",
-                         "run `engram reindex` (rebuilds the index; stores up to 200,000"
+                         "run `engram reindex` (rebuilds the index; stores up to 100,000"
                          " vectors are rebuilt when first opened after the upgrade)")
         return Check("store", "ok", f"{service.path} opens ({count} active memories)")
     except Exception as exc:  # noqa: BLE001 - any failure is the finding
