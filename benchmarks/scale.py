@@ -122,7 +122,7 @@ def _bulk_fill(mem: Any, records: list[dict[str, Any]], embedder: Any, full: boo
         from engram.store.postgres.schema import build_settings, hnsw_index_sql
 
         with mem.store.transaction(), mem.store._conn.cursor() as cur:
-            build_settings(cur)  # serial, as the engine's rebuild: see there
+            build_settings(cur)
             cur.execute("SET LOCAL maintenance_work_mem = '1GB'")
             cur.execute(hnsw_index_sql(mem.store._dimension()))
         mem.store._execute("ANALYZE memories")
