@@ -155,8 +155,28 @@ def _read_only(db: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
 
 
-def snapshot(db: Path) -> list[tuple[Any, ...]]:
-    """Every memory row, every column, its id first: what "the store did not change" compares."""
+def _postgres(db: Path | str) -> bool:
+    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
+
+
+def _pg_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def snapshot(db: Path | str) -> list[tuple[Any, ...]]:
+    """Every memory row, every column, its id first: what "the store did not change" compares.
+    `db` is a SQLite file or a PostgreSQL URL."""
+    if _postgres(db):
+        import psycopg
+
+        try:
+            return _pg_rows(str(db), "SELECT id, * FROM memories ORDER BY id")
+        except psycopg.errors.UndefinedTable:
+            return []
+    db = Path(db)
     if not db.exists():
         return []
     conn = _read_only(db)
@@ -168,17 +188,45 @@ def snapshot(db: Path) -> list[tuple[Any, ...]]:
         conn.close()
 
 
-def integrity(db: Path) -> str:
-    conn = _read_only(db)
+def integrity(db: Path | str) -> str:
+    """SQLite's integrity_check; on PostgreSQL, amcheck's check of every B-tree index of
+    the store against its table."""
+    if _postgres(db):
+        import psycopg
+
+        with psycopg.connect(str(db), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
+            indexes = [r[0] for r in conn.execute(
+                "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                " JOIN pg_am a ON a.oid = c.relam JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE a.amname = 'btree' AND n.nspname = current_schema()")]
+            problems = []
+            for name in indexes:
+                try:
+                    conn.execute("SELECT bt_index_check(%s::regclass, true)", (name,))
+                except psycopg.Error as exc:
+                    problems.append(f"{name}: {exc}")
+        return "; ".join(problems) or "ok"
+    conn = _read_only(Path(db))
     try:
         return "; ".join(row[0] for row in conn.execute("PRAGMA integrity_check"))
     finally:
         conn.close()
 
 
-def stored_text(db: Path) -> str:
-    """Every text column of every table, for "no secret was stored"."""
-    conn = _read_only(db)
+def stored_text(db: Path | str) -> str:
+    """Every text column of every table, for "no secret was stored" (JSON columns as
+    their text)."""
+    if _postgres(db):
+        tables = [r[0] for r in _pg_rows(str(db), "SELECT table_name FROM"
+                  " information_schema.tables WHERE table_schema = current_schema()")]
+        out = []
+        for table in tables:
+            for row in _pg_rows(str(db), f'SELECT * FROM "{table}"'):
+                out.extend(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+                           for v in row if isinstance(v, str | dict | list))
+        return "\n".join(out)
+    conn = _read_only(Path(db))
     try:
         tables = [r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
@@ -190,6 +238,16 @@ def stored_text(db: Path) -> str:
         return "\n".join(out)
     finally:
         conn.close()
+
+
+def store_of(backend: str, store_target: str, sqlite_path: Path) -> Path | str:
+    """Where a family's store lives: `sqlite_path`, or the PostgreSQL database under test."""
+    return sqlite_path if backend == "sqlite" else store_target
+
+
+def db_env(db: Path | str) -> dict[str, str]:
+    """The environment naming `db` when it is not the home's default file."""
+    return {"ENGRAM_DB": db} if _postgres(db) else {}
 
 
 # --- hostile values ---------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from fuzz_support import (
     bad_line_is_blank,
     cases,
     cli_problems,
+    db_env,
     engram_command,
     fuzz_env,
     integrity,
@@ -50,6 +51,7 @@ from fuzz_support import (
     run_engram,
     shown,
     snapshot,
+    store_of,
     stored_text,
     strict_json,
 )
@@ -70,13 +72,13 @@ SEEDS = [  # a few memories for reads, recalls and ids to aim at
 ]
 
 
-def seed_store(env: dict[str, str], db: Path) -> None:
+def seed_store(env: dict[str, str], db: Path | str) -> None:
     data = "".join(json.dumps(record) + "\n" for record in SEEDS).encode()
     proc = run_engram(env, ["--db", str(db), "--json", "import", "-"], stdin=data)
     assert proc.returncode == 0 and json.loads(proc.stdout)["imported"] == len(SEEDS), proc
 
 
-def assert_store_sound(db: Path, secrets: list[str], failures: Failures) -> None:
+def assert_store_sound(db: Path | str, secrets: list[str], failures: Failures) -> None:
     """After a family: the file is intact and holds none of the secrets it was given."""
     assert integrity(db) == "ok"
     text = stored_text(db)
@@ -84,7 +86,7 @@ def assert_store_sound(db: Path, secrets: list[str], failures: Failures) -> None
     failures.add(-1, f"{len(secrets)} secrets given", [f"secret stored: {s}" for s in leaked])
 
 
-def reads_survive(env: dict[str, str], db: Path, failures: Failures) -> None:
+def reads_survive(env: dict[str, str], db: Path | str, failures: Failures) -> None:
     """Whatever a family stored, every read path of the CLI still works on it."""
     ids = [row[0] for row in snapshot(db)][:3]
     reads: list[list[str]] = [
@@ -225,15 +227,17 @@ class CliCases:
         return raw
 
 
-def test_cli_argv_and_stdin(tmp_path: Path) -> None:
+def test_cli_argv_and_stdin(tmp_path: Path, backend: str, store_target: str) -> None:
     env = fuzz_env(tmp_path / "home")
-    db = tmp_path / "memory.db"
+    db = store_of(backend, store_target, tmp_path / "memory.db")
     seed_store(env, db)
     rng = Hostile("cli")
     generate = CliCases(rng, tmp_path)
     failures = Failures("cli")
     before = snapshot(db)
-    for case in range(cases(100)):
+    # Most of a case is argument parsing, the same on both engines: PostgreSQL runs a
+    # third of them (each is a new process, ~3 s on a busy 2-core machine).
+    for case in range(cases(100 if backend == "sqlite" else 30)):
         args, stdin = generate.make(db, [row[0] for row in before])
         proc = run_engram(env, args, stdin=stdin, cwd=tmp_path)
         after = snapshot(db)
@@ -290,9 +294,9 @@ def renumber(body: bytes, bad: dict[int, str], array: bool) -> dict[int, str]:
     return out
 
 
-def test_import_files(tmp_path: Path) -> None:
+def test_import_files(tmp_path: Path, backend: str, store_target: str) -> None:
     env = fuzz_env(tmp_path / "home")
-    db = tmp_path / "memory.db"
+    db = store_of(backend, store_target, tmp_path / "memory.db")
     seed_store(env, db)
     rng = Hostile("import")
     records = Records(rng)
@@ -475,9 +479,9 @@ def rest_request(rng: Hostile, spec: dict[str, Any], port: int, known: list[str]
     return method, url, headers, body
 
 
-def test_rest_routes(tmp_path: Path) -> None:
-    server = start_server(tmp_path / "home", ENGRAM_UPKEEP="off")
-    db = tmp_path / "home" / "memory.db"
+def test_rest_routes(tmp_path: Path, backend: str, store_target: str) -> None:
+    db = store_of(backend, store_target, tmp_path / "home" / "memory.db")
+    server = start_server(tmp_path / "home", ENGRAM_UPKEEP="off", **db_env(db))
     rng = Hostile("rest")
     failures = Failures("rest")
     try:
@@ -536,7 +540,7 @@ def test_rest_routes(tmp_path: Path) -> None:
     if "Traceback" in log:
         failures.add(-1, "server log", [f"a traceback: {log[log.index('Traceback'):][:1500]}"])
     assert_store_sound(db, rng.secrets, failures)
-    reads_survive(fuzz_env(tmp_path / "home"), db, failures)
+    reads_survive(fuzz_env(tmp_path / "home", **db_env(db)), db, failures)
     failures.check()
 
 
@@ -650,10 +654,10 @@ class McpCases:
         return line
 
 
-def test_mcp_stdio(tmp_path: Path) -> None:
+def test_mcp_stdio(tmp_path: Path, backend: str, store_target: str) -> None:
     home = tmp_path / "home"
-    env = fuzz_env(home, ENGRAM_PROJECT="shop")
-    db = home / "memory.db"
+    db = store_of(backend, store_target, home / "memory.db")
+    env = fuzz_env(home, ENGRAM_PROJECT="shop", **db_env(db))
     seed_store(env, db)
     rng = Hostile("mcp")
     failures = Failures("mcp")
@@ -875,10 +879,11 @@ def hook_output_problems(event: str, stdout: bytes) -> list[str]:
     return [f"not Claude Code's shape for {event}: {shown(answer)}"]
 
 
-def test_hook_payloads_and_transcripts(tmp_path: Path) -> None:
+def test_hook_payloads_and_transcripts(tmp_path: Path, backend: str, store_target: str
+                                       ) -> None:
     home = tmp_path / "home"
-    env = fuzz_env(home)
-    db = home / "memory.db"
+    db = store_of(backend, store_target, home / "memory.db")
+    env = fuzz_env(home, **db_env(db))
     seed_store(env, db)
     project = tmp_path / "shop"
     (project / ".git").mkdir(parents=True)
@@ -951,9 +956,10 @@ def test_serve_answers_a_kept_alive_connection_without_waiting(tmp_path: Path) -
     assert sorted(timings)[10] < 0.02, timings  # the median: 0.4 ms, 44 ms with the stall
 
 
-def test_forget_archives_every_id_given_or_none(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_forget_archives_every_id_given_or_none(cli_env: dict[str, str], store_target: str
+                                               ) -> None:
     """`forget A B` archived A, then refused B with exit 1: a refusal must change nothing."""
-    db = str(tmp_path / "memory.db")
+    db = store_target
     keep = run_json(cli_env, "--db", db, "add", "The first memory stays active")["id"]
     old = run_json(cli_env, "--db", db, "add", "Builds use the old toolchain")["id"]
     run_cli(cli_env, "--db", db, "update", old, "--content", "Builds use the new toolchain",

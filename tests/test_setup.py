@@ -84,6 +84,14 @@ def env(cli_env: dict[str, str], home: Path) -> dict[str, str]:
     return env
 
 
+@pytest.fixture
+def store_env(env: dict[str, str], backend: str, store_target: str) -> dict[str, str]:
+    """`env` with its store on each engine under test, for what reads or writes it (hooks,
+    doctor's store check, the slash commands); the config-file merging is the same on
+    both and runs once."""
+    return env if backend == "sqlite" else {**env, "ENGRAM_DB": store_target}
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file()}
@@ -300,7 +308,8 @@ def test_claude_cli_registers_the_mcp_server_when_present(env, home, tmp_path):
     assert (home / ".claude.json").read_text() == CLAUDE_JSON  # the CLI owns that file
 
 
-def test_registered_hook_commands_run_like_claude_code_runs_them(env, home, tmp_path):
+def test_registered_hook_commands_run_like_claude_code_runs_them(store_env, home, tmp_path):
+    env = store_env
     setup(env, "--agent", "claude")
     settings = json.loads((home / ".claude/settings.json").read_text())
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
@@ -311,7 +320,8 @@ def test_registered_hook_commands_run_like_claude_code_runs_them(env, home, tmp_
     assert proc.returncode == 0 and proc.stderr == ""
 
 
-def test_doctor_reports_what_is_in_place_and_how_to_fix_the_rest(env, home):
+def test_doctor_reports_what_is_in_place_and_how_to_fix_the_rest(store_env, home):
+    env = store_env
     proc = run_cli(env, "doctor", "--json")
     checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
     assert proc.returncode == 1
@@ -424,7 +434,8 @@ def _front_matter(text: str) -> dict[str, str]:
 
 
 def test_setup_installs_slash_commands_that_run_the_cli_and_uninstall_removes_them(
-        env, home, tmp_path):
+        store_env, home, tmp_path):
+    env = dict(store_env)
     mine = home / ".claude" / "commands" / "engram-stats.md"
     mine.parent.mkdir(parents=True)
     mine.write_text("My own stats command\n")  # a file of the user's own, same name
@@ -479,10 +490,14 @@ def test_setup_installs_slash_commands_that_run_the_cli_and_uninstall_removes_th
     # output of a line that exits non-zero)
     broken = tmp_path / "not-a-store.db"
     broken.write_bytes(b"this is not a database" * 100)
+    store = env.get("ENGRAM_DB")
     env["ENGRAM_DB"] = str(broken)
     said = run_command("engram-stats")
     assert said.startswith("engram: error: ") and said.count("\n") == 1
-    del env["ENGRAM_DB"]
+    if store is None:
+        del env["ENGRAM_DB"]
+    else:
+        env["ENGRAM_DB"] = store
 
     proc = run_cli(env, "setup", "--agent", "claude", "--agent", "codex", "--uninstall")
     assert proc.returncode == 0, proc.stderr
@@ -559,8 +574,9 @@ def test_codex_and_opencode_share_a_projects_agents_md_written_once(env, home, t
     assert not (project / "AGENTS.md").exists() and not (project / "opencode.json").exists()
 
 
-def test_gemini_clis_prompt_hook_gets_engrams_recall_in_its_own_answer_format(env, home,
+def test_gemini_clis_prompt_hook_gets_engrams_recall_in_its_own_answer_format(store_env, home,
                                                                                 tmp_path):
+    env = store_env
     (home / ".gemini").mkdir()
     setup(env, "--agent", "gemini")
     project = tmp_path / "shop"

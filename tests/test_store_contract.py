@@ -335,3 +335,172 @@ def test_keyword_ranking_survives_counts_read_across_a_concurrent_write(clock):
             store._execute("UPDATE term_df SET df = df + 3 WHERE term = 'checkout'")
         assert [r.memory.content for r in mem.search("checkout").results] == [
             "The checkout flow retries payment twice"]
+
+
+# --- batched writes ---------------------------------------------------------------------
+
+
+def test_a_batch_dedups_against_the_store_and_itself_the_same_on_every_engine(any_mem):
+    """A save batch reads the store once and writes its rows together (PostgreSQL sends
+    them in one pipeline): exact repeats, near-duplicates, an imported id that is taken
+    and a repeat of a row written earlier in the same batch all resolve as one at a time."""
+    kept = any_mem.save("The cache TTL is 60 seconds", project="api", tags=["cache"]).memory
+    results = any_mem.save_many([
+        {"content": "the cache TTL is 60 seconds.", "project": "api", "tags": ["ttl"]},
+        {"content": "Deploys go through the release target", "project": "api"},
+        {"content": "deploys go through the release target!", "project": "api"},
+        {"content": "Deploys go through the release target", "project": "web"},
+        {"content": "seconds is 60 TTL cache the", "project": "api"},  # same fake vector
+    ])
+    assert [r.duplicate for r in results] == [True, False, True, False, True]
+    assert results[0].memory.id == results[4].memory.id == kept.id
+    assert results[2].memory.id == results[1].memory.id != results[3].memory.id
+    assert set(any_mem.get(kept.id).tags) == {"cache", "ttl"}
+    assert any_mem.count(status=("active",)) == 3
+
+    lines = [{"id": kept.id, "content": "The cache TTL is 60 seconds", "project": "api"},
+             {"id": "0" * 26, "content": "Imported twice under one id", "project": "api"},
+             {"id": "0" * 26, "content": "Imported twice under one id", "project": "api"},
+             {"id": "0" * 26, "content": "Another text under that id", "project": "api"}]
+    imported = any_mem.import_records(enumerate(lines, 1))
+    assert (imported.imported, imported.duplicates, imported.errors) == (2, 2, [])
+    assert imported.ids[0] == kept.id and imported.ids[1] == imported.ids[2] == "0" * 26
+    assert imported.ids[3] not in (kept.id, "0" * 26)
+    assert any_mem.get(imported.ids[3]).content == "Another text under that id"
+
+
+def test_an_import_embedding_ahead_keeps_ids_in_order_across_batches(any_mem, monkeypatch):
+    """The next batch is embedded while one is written: a record whose id an earlier
+    batch wrote is still that memory, and bad lines keep their place in `ids`."""
+    from engram.service import importing
+
+    monkeypatch.setattr(importing, "IMPORT_BATCH", 2)
+    lines = [{"id": f"{i:026d}", "content": f"Fact number {i} about the build"}
+             for i in range(5)]
+    lines.insert(3, {"id": f"{1:026d}", "content": "A record repeating an earlier id"})
+    lines.insert(5, "not an object")
+    result = any_mem.import_records(enumerate(lines, 1))
+    assert result.ids == [f"{0:026d}", f"{1:026d}", f"{2:026d}", f"{1:026d}",
+                          f"{3:026d}", None, f"{4:026d}"]
+    assert (result.imported, result.duplicates, len(result.errors)) == (5, 1, 1)
+    assert any_mem.get(f"{1:026d}").content == "Fact number 1 about the build"
+
+
+def test_concurrent_batches_of_the_same_texts_keep_one_memory_each(store_target):
+    """Two processes import the same memories at once: the write lock is taken before a
+    batch reads the store, so each text is saved once and the other batch merges."""
+    texts = [f"Service {i} retries failed webhooks three times" for i in range(40)]
+    start = threading.Barrier(2)
+
+    def save() -> list[str]:
+        with engram.open(store_target, embedder="fake") as mem:
+            start.wait()
+            return [r.memory.id for r in mem.save_many(
+                [{"content": t, "project": "hooks"} for t in texts])]
+
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _: save(), range(2))
+    assert first == second
+    with engram.open(store_target, embedder="fake") as mem:
+        assert mem.count(project="hooks") == 40
+
+
+def test_a_postgresql_batch_is_a_few_statements_not_a_few_per_memory(clock):
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+
+    with engram.open(pg_support.fresh_url(), embedder="fake", clock=clock) as mem:
+        mem.save("warm the store: its vector index exists")
+        store = mem.store
+        statements: list[str] = []
+
+        def counted(method):
+            def run(sql, params=()):
+                statements.append(sql)
+                return method(sql, params)
+            return run
+
+        for name in ("_rows", "_execute"):
+            setattr(store, name, counted(getattr(store, name)))
+        results = mem.save_many([{"content": f"Rule {i}: never deploy service {i} on Friday",
+                                  "project": f"p{i % 3}"} for i in range(200)])
+        assert not any(r.duplicate for r in results)
+        assert len(statements) < 20, statements
+        assert mem.count() == 201
+
+
+# --- the vector index's build parameters -----------------------------------------------
+
+
+def _old_index(url: str) -> None:
+    """The index as Engram built it before its graph parameters were raised."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        dim = conn.execute("SELECT value FROM meta WHERE key = 'vector_dim'").fetchone()[0]
+        conn.execute("DROP INDEX memories_embedding")
+        conn.execute(f"CREATE INDEX memories_embedding ON memories USING hnsw"
+                     f" ((embedding::halfvec({dim})) halfvec_cosine_ops)")
+        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+
+
+def _index_definition(url: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname ="
+                            " 'memories_embedding'").fetchone()[0]
+
+
+def test_an_index_built_with_the_old_parameters_is_rebuilt_on_first_open(clock):
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+
+    url = pg_support.fresh_url()
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        fill(mem)
+    _old_index(url)
+    assert "ef_construction" not in _index_definition(url)
+    import time
+
+    from engram.store.postgres import PostgresStore
+
+    # a hook's open (it has a deadline) upgrades the schema but builds nothing
+    hook = PostgresStore(url, deadline=time.monotonic() + 30)
+    assert hook.upgraded_from == 3 and hook.get_meta("vector_index_rebuild") == "due"
+    hook.close()
+    assert "ef_construction" not in _index_definition(url)
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        assert mem.store.upgraded_from is None and not mem.store.get_meta("vector_index_rebuild")
+        assert "vector_index_outdated" not in mem.stats()
+        assert mem.search("redis eviction").results[0].memory.content.startswith("Redis")
+    assert "m='16', ef_construction='200'" in _index_definition(url)
+
+
+def test_a_big_store_keeps_its_old_index_until_reindex_and_doctor_says_so(clock, monkeypatch):
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+
+    from engram.setup import doctor
+    from engram.store.postgres import schema
+
+    url = pg_support.fresh_url()
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        fill(mem)
+    _old_index(url)
+    monkeypatch.setattr(schema, "REBUILD_ON_OPEN", 3)  # "big": more vectors than that
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        assert mem.store.upgraded_from == 3
+        assert mem.store.get_meta("vector_index_rebuild") == "reindex"  # not tried again
+        assert "ef_construction" not in mem.stats()["vector_index_outdated"]
+    check = doctor._store(url)
+    assert check.status == "warn" and "engram reindex" in check.fix
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        assert mem.reindex() == len(FACTS)
+        assert "vector_index_outdated" not in mem.stats()
+        assert mem.store.get_meta("vector_index_rebuild") is None
+    assert "ef_construction='200'" in _index_definition(url)
+    assert doctor._store(url).status == "ok"

@@ -5,6 +5,7 @@ their line, good ones kept, whatever the bad ones hold.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from .. import exchange
@@ -12,9 +13,11 @@ from ..errors import ValidationError
 from ..model import Memory
 from .records import embedding_text, prepare
 from .results import ImportResult, SaveResult
-from .saving import Neighbours, save_one
+from .saving import BatchReads, Neighbours, save_one
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .engram import Engram
 
 #: Records per import transaction: embedded, deduplicated with one scan of the rows of
@@ -37,77 +40,134 @@ def import_records(service: Engram, records: Iterable[tuple[int, Any]],
     Records keep their ids, timestamps, statuses and version links, so an export
     imported into an empty store is the same store. `progress(done)` is told how many
     records were handled so far, after each batch.
+
+    The next batch is embedded on a second thread while this one is written: the model
+    and the database (on PostgreSQL, its HNSW upkeep) each keep a core busy, instead of
+    taking turns.
     """
     result = ImportResult()
     size = IMPORT_BATCH if progress is None else PROGRESS_BATCH
     batch: list[tuple[int, Memory, tuple[str, ...]]] = []
+    queued: list[_Batch] = []  # at most one: embedding while the one before is written
 
     def fail(line: int, error: str) -> None:
         result.errors.append({"line": line, "error": error})
         result.ids.append(None)
 
-    def flush() -> None:
-        if not batch:
-            return
-        for saved in _import_batch(service, [(m, kinds) for _, m, kinds in batch]):
+    def write(job: _Batch) -> None:
+        for saved in _import_batch(service, job):
             result.ids.append(saved.memory.id)
             if saved.duplicate:
                 result.duplicates += 1
             else:
                 result.imported += 1
-        batch.clear()
         if progress is not None:
             progress(len(result.ids))
 
+    def flush(drain: bool = False) -> None:
+        if batch:
+            queued.append(_Batch(service, pool, [(m, kinds) for _, m, kinds in batch]))
+            batch.clear()
+        while len(queued) > (0 if drain else 1):
+            write(queued.pop(0))
+
     now = service.clock()
-    for line, record in records:
-        error = None
-        if isinstance(record, exchange.BadRecord):
-            error = record.error
-        elif not isinstance(record, dict):
-            error = f"a record must be a JSON object, not {_json_kind(record)}"
-        else:
-            try:
-                memory, kinds = prepare(dict(record), now=now)
-            except ValidationError as exc:
-                error = str(exc)
-            except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-                # whatever one record holds, the others still import
-                error = f"cannot read this record ({type(exc).__name__}: {exc})"[:300]
-        if error is not None:
-            flush()  # keeps `ids` in input order
-            fail(line, error)
-            continue
-        batch.append((line, memory, kinds))
-        if len(batch) >= size:
-            flush()
-    flush()
+    with ThreadPoolExecutor(1, thread_name_prefix="engram-embed") as pool:
+        try:
+            for line, record in records:
+                error = None
+                if isinstance(record, exchange.BadRecord):
+                    error = record.error
+                elif not isinstance(record, dict):
+                    error = f"a record must be a JSON object, not {_json_kind(record)}"
+                else:
+                    try:
+                        memory, kinds = prepare(dict(record), now=now)
+                    except ValidationError as exc:
+                        error = str(exc)
+                    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+                        # whatever one record holds, the others still import
+                        error = f"cannot read this record ({type(exc).__name__}: {exc})"[:300]
+                if error is not None:
+                    flush(drain=True)  # keeps `ids` in input order
+                    fail(line, error)
+                    continue
+                batch.append((line, memory, kinds))
+                if len(batch) >= size:
+                    flush()
+            flush(drain=True)
+        finally:
+            for job in queued:
+                job.cancel()
     return result
 
 
-def _import_batch(
-    service: Engram, prepared: list[tuple[Memory, tuple[str, ...]]]
-) -> list[SaveResult]:
+class _Batch:
+    """Records of one import transaction, their vectors under way on the embedding thread.
+
+    A record whose id the store already holds is that memory (an export imported again,
+    superseded versions included): nothing new, whatever its text says now, so it is not
+    embedded. Which ids are held is asked again when the batch is written, after the
+    batch before it.
+    """
+
+    def __init__(self, service: Engram, pool: ThreadPoolExecutor,
+                 prepared: list[tuple[Memory, tuple[str, ...]]]) -> None:
+        self.prepared = prepared
+        self.pool = pool
+        self.embedder = service.embedder
+        present = service.store.get_many([m.id for m, _ in prepared])
+        #: Positions in `prepared` of the records being embedded.
+        self.ahead = [i for i, (m, _) in enumerate(prepared) if m.id not in present]
+        self.future: Future[Any] | None = None
+        if self.embedder is not None and self.ahead:
+            texts = [embedding_text(prepared[i][0]) for i in self.ahead]
+            self.future = pool.submit(self.embedder.embed, texts)
+
+    def cancel(self) -> None:
+        if self.future is not None:
+            self.future.cancel()
+
+    def vectors(self, service: Engram, fresh: list[int]) -> np.ndarray | None:
+        """The vectors of the records at positions `fresh`, in order (None when vectors
+        are off)."""
+        import numpy as np
+
+        if self.embedder is None or not fresh:
+            return None
+        done = dict(zip(self.ahead, self.future.result(), strict=True)) if self.future else {}
+        missing = [i for i in fresh if i not in done]
+        if missing:  # held when the batch was read ahead, deleted since
+            texts = [embedding_text(self.prepared[i][0]) for i in missing]
+            done.update(zip(missing, self.pool.submit(self.embedder.embed, texts).result(),
+                            strict=True))
+        if service.store.get_meta("embedder") is None:
+            service.store.set_meta("embedder", service._model_id())
+        return np.stack([done[i] for i in fresh])
+
+
+def _import_batch(service: Engram, job: _Batch) -> list[SaveResult]:
     """Imported version links are kept as written, not re-validated as a new save."""
-    # A record whose id the store already holds is that memory (an export imported
-    # again, superseded versions included): nothing new, whatever its text says now.
-    present = service.store.get_many([m.id for m, _ in prepared])
-    vectors = service.embed_texts([embedding_text(m) for m, _ in prepared
-                                   if m.id not in present]) if len(present) < len(
-        prepared) else None
+    prepared = job.prepared
     results = []
     with service.store.transaction():
-        fresh = [(m, k) for m, k in prepared if m.id not in present]
+        present = service.store.get_many([m.id for m, _ in prepared])
+        positions = [i for i, (m, _) in enumerate(prepared) if m.id not in present]
+        fresh = [prepared[i] for i in positions]
+        vectors = job.vectors(service, positions)
         neighbours = Neighbours(service.store, [m for m, _ in fresh], vectors)
+        reads = BatchReads(service.store, [m for m, _ in fresh], neighbours)
         for i, (memory, kinds) in enumerate(fresh):
             vector = None if vectors is None else vectors[i]
             links = (memory.supersedes, memory.superseded_by)
             plain = memory.evolve(supersedes=None)
-            saved = save_one(service, plain, kinds, vector, dedup=True, hits=neighbours.of(i))
+            saved = save_one(service, plain, kinds, vector, dedup=True, hits=neighbours.of(i),
+                             reads=reads)
             neighbours.saved(i, saved)
             if not saved.duplicate and links != (None, None):
                 fixed = saved.memory.evolve(supersedes=links[0], superseded_by=links[1])
                 service.store.update(fixed)
+                reads.wrote(fixed)
                 saved = SaveResult(fixed, False, saved.conflicts, saved.redacted)
             results.append(saved)
     service.lifecycle.after_save(results)

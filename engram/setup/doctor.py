@@ -45,6 +45,13 @@ def _store(db: str | None) -> Check:
         with engram.open(db, embedder="none") as service:
             stats = service.stats()
         count = (stats.get("by_status") or {}).get("active", 0)
+        if stats.get("vector_index_outdated"):
+            return Check("store", "warn",
+                         f"{service.path} opens ({count} active memories), but its vector index"
+                         " was built with older HNSW parameters (fewer true neighbours found):"
+                         f" {stats['vector_index_outdated']}",
+                         "run `engram reindex` (rebuilds the index; stores up to 100,000"
+                         " vectors are rebuilt when first opened after the upgrade)")
         return Check("store", "ok", f"{service.path} opens ({count} active memories)")
     except Exception as exc:  # noqa: BLE001 - any failure is the finding
         return Check("store", "fail", f"cannot open the store: {exc}",

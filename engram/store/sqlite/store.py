@@ -291,6 +291,16 @@ class SQLiteStore(LedgerMethods):
             ).fetchone()
         return row_to_memory(row) if row else None
 
+    def find_by_norms(
+        self, keys: Sequence[tuple[str, str | None]]
+    ) -> dict[tuple[str, str | None], Memory]:
+        found = {}
+        for norm, project in dict.fromkeys(keys):
+            memory = self.find_by_norm(norm, project)
+            if memory is not None:
+                found[(norm, project)] = memory
+        return found
+
     def list(
         self, filters: Filters, limit: int = 50, offset: int = 0, order: str = "newest"
     ) -> list[Memory]:
