@@ -2085,3 +2085,20 @@ def test_a_reported_bug_takes_the_cause_a_later_wrap_up_labels():
     )
     [bug] = [b for b in found(session.extract(), "bug_note") if "403" in b]
     assert "outside any form" in bug
+
+
+def test_a_problem_the_assistant_announces_at_a_turns_end_and_the_fix_asked_next_is_a_bug():
+    session = (
+        Session().prompt("build the recipes feed")
+        .edit("src/pages/rss.xml.ts")
+        .bash("pnpm build", "Complete!")
+        .say("Aquí hay un problema: las lentejas salen con fecha 3 de diciembre, pero el .md dice "
+             "12/03/2024. z.coerce.date() lee ese formato como mes/día (americano).")
+        .prompt("convierte los md a ISO. si dejamos el formato raro alguien lo vuelve a meter "
+                "mal, y Marta escribe las nuevas a mano")
+        .edit("src/content/config.ts", "fecha: z.coerce.date(),", "fecha: z.date(),")
+        .say("Listo, fechas en ISO.")
+    )
+    extraction = session.extract()
+    assert any("mes/día" in b and "ISO" in b for b in found(extraction, "bug_note"))
+    assert any("ISO" in d and "formato raro" in d for d in found(extraction, "decision"))

@@ -557,6 +557,17 @@ class Extractor:
             if acknowledged:
                 symptom = " ".join(lexicon.sentences(prompt.text)[:2])
             announced = "" if symptom or acknowledged else self.announced(turn)
+            told = previous.closing()
+            if not symptom and not announced and not acknowledged and told is not None and (
+                lexicon.DIAGNOSIS_RE.search(told.text[:300])
+            ):  # "Aquí hay un problema: …" ends a turn; the next prompt says what to do
+                asked = lexicon.sentences(prompt.text)[0]
+                self.add(Finding(
+                    "bug_note", f"{first_sentences(told.text, MAX_FIX_CHARS)} — {asked}",
+                    "announced", at=told.at, files=turn.files(self)[:10],
+                    problem=first_sentences(told.text, 240), solution=asked,
+                    importance=0.6, anchor=turn.span()[0]))
+                continue
             if announced:  # what the user saw, and each problem the assistant found in it
                 said = lexicon.sentences(prompt.text)
                 seen = shorten(next((s for s in said if text_weight(s) >= 20), said[0]), 240)

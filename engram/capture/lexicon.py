@@ -376,6 +376,13 @@ DIAGNOSIS_RE = re.compile(_words(
     r"\b(due|tre) (problemi|bug)\b", r"\bil problema è\b", r"(两|三|几)个(问题|bug|坑)",
     r"问题(是|在于|出在)", r"(二つ|2つ|三つ|3つ)の(問題|バグ)", r"問題は", r"문제는",
     r"(두|세) (가지 )?문제",
+    # "Aquí hay un problema: …", "there's a bug here"
+    r"\b(here's|here is|there's|there is|i (see|found|noticed)) (a|one|another) (real )?"
+    r"(problem|bug|issue)\b", r"\bhay (un|otro) (problema|bug|error)\b",
+    r"\bil y a (un|une|un autre) (problème|bug|souci)\b",
+    r"\b(da ist|es gibt) (noch )?(ein|einen) (problem|bug|fehler)\b",
+    r"\b(há|tem) (um|outro) (problema|bug|erro)\b", r"\bc'è un (problema|bug)\b",
+    r"(тут|есть|вот) (ещё )?(одна )?проблема", r"有(个|一个)(问题|bug)", r"問題があります",
 ), re.IGNORECASE)
 # An answer that leaves the decision to someone else: the question stays open.
 UNDECIDED_RE = re.compile(_words(
@@ -453,6 +460,11 @@ DIRECTIVE_RE = re.compile(_words(
     r"^(usa|utiliza|guarda|pasa(lo)? a|cambia(lo)? a|pon|reemplaza|passa (a|para)|muda para|"
     r"coloca|troca)\b",
     r"^(metti|passa a|sostituisci)\b", r"^(используй|переведи|храни|замени|перенеси)",
+    # "convierte los md a ISO": turn what exists into the form that stays
+    r"^(please )?(convert|migrate|rewrite|move) (all |the |them |it |these )",
+    r"^(convierte|conviértelos|pasa los|migra)\b", r"^(konvertier|wandle|migrier)\w*\b",
+    r"^(convertis|convertir|migre)\b", r"^(converta|converte|migra)\b",
+    r"^(конвертируй|преобразуй)", r"^(转换|转成|迁移)", r"(に変換して)",
     r"^(użyj|przenieś|zamień|trzymaj)\b", r"(改成|换成|改为|存到)",
     r"(にして|に変えて|で保存して|に移して)", r"(로|으로) (바꿔|옮겨)",
 ), re.IGNORECASE)
