@@ -1152,8 +1152,10 @@ _TASK_ID_RE = re.compile(r"#(\d+)")
 
 # A sentence about "that", "c'est", "das": what it is about was said just before.
 _POINTS_BACK_RE = re.compile(
-    r"\b(that|this|it|c'est|ça|cela|das|dies|es|eso|esto|isso|isto|questo|to)\b|это|так ли|"
+    r"\b(that|this|it|c'est|ça|cela|das|dies|eso|esto|isso|isto|questo)\b|это|так ли|"
     r"那|这|それ|これ", re.IGNORECASE)
+
+
 def _labelled_cause(closing: Event | None) -> str:
     """What a wrap-up labels as the cause ("**Why it broke:** …", "Ursache: …")."""
     if closing is None:
