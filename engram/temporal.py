@@ -516,6 +516,9 @@ _PREPOSITIONS: dict[str, str] = {
     "in": "during", "during": "during", "at": "during", "on": "during", "for": "during",
     "в": "during", "во": "during", "на": "during", "за": "during",
     "earlier": "qualifier", "later": "qualifier",
+    # a part of one day: "the night of 10.01.2024"
+    "the night of": "during", "the morning of": "during", "the evening of": "during",
+    "the afternoon of": "during", "the day of": "during", "night of": "during",
 }  # fmt: skip
 _PREP = "|".join(
     p.replace(" ", r"\s+") for p in sorted(_PREPOSITIONS, key=len, reverse=True)

@@ -315,3 +315,10 @@ def test_parse_date_only_raises_value_error(value: str) -> None:
     except ValueError:
         return
     assert result.utcoffset() == timedelta(0)
+
+
+def test_a_part_of_one_day_names_that_day() -> None:
+    found = parse_temporal("what happened on the night of 10.01.2024", now=NOW)
+    assert (found.since, found.until) == (datetime(2024, 1, 10, tzinfo=UTC),
+                                         datetime(2024, 1, 11, tzinfo=UTC))
+    assert "10.01.2024" not in found.query
