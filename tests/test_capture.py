@@ -2102,3 +2102,15 @@ def test_a_problem_the_assistant_announces_at_a_turns_end_and_the_fix_asked_next
     extraction = session.extract()
     assert any("mes/día" in b and "ISO" in b for b in found(extraction, "bug_note"))
     assert any("ISO" in d and "formato raro" in d for d in found(extraction, "decision"))
+
+
+def test_a_question_asked_with_no_changes_wanted_leaves_nothing_to_keep():
+    session = (
+        Session().prompt("quick one, no changes: what exactly does ops/cron/rotate.pl do?")
+        .bash("perl -c ops/cron/rotate.pl", "ops/cron/rotate.pl syntax OK")
+        .say("It runs nightly and gzips logs older than a day; only gw-YYYYMMDD.log files "
+             "match the regex, so old archives are never deleted by this script at all.")
+        .prompt("ok that's all I needed, thanks")
+        .say("You're welcome.")
+    )
+    assert session.extract().findings == []

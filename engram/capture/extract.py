@@ -1374,7 +1374,12 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     knowledge = any(f.type in ("constraint", "preference") or (
         f.type == "decision" and not (f.files and all(_SCRATCH_RE.match(x) for x in f.files))
     ) for f in extractor.findings)
-    empty = not (work or worked_command or knowledge) or _rehearsal(turns)
+    # "quick one, no changes: what does rotate.pl do?": an explanation asked for; its
+    # checks and its prose are the answer of the day, not what the project keeps
+    opening = next((e.text for e in session.events if e.kind == "prompt"), "")
+    asked_only = not work and bool(lexicon.NO_CHANGES_RE.search(opening)) and not any(
+        f.type in ("constraint", "preference") for f in extractor.findings)
+    empty = not (work or worked_command or knowledge) or _rehearsal(turns) or asked_only
     if empty:
         return Extraction([], None, [], None, True)
     extractor.todos(turns)

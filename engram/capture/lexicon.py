@@ -489,6 +489,17 @@ REHEARSAL_RE = re.compile(_words(
     r"просто тест", r"测试(对话|会话)", r"只是(个)?测试", r"テスト(会話|セッション)",
     r"ただのテスト",
 ), re.IGNORECASE)
+# A person asking for an answer, not a change: "quick one, no changes: what does it do?"
+NO_CHANGES_RE = re.compile(_words(
+    r"\bno changes\b", r"\b(don't|do not) (change|touch|edit|modify) (anything|a thing)\b",
+    r"\bchange nothing\b", r"\b(just|only) (explain|tell me|read)\b", r"\bread[- ]only\b",
+    r"\bnichts ändern\b", r"\bkeine änderungen\b", r"\bne (change|touche|modifie) rien\b",
+    r"\bsans (rien )?(changer|modifier)\b", r"\bsin cambi(ar|os)\b",
+    r"\bno (cambies|toques) nada\b",
+    r"\bsem (mudar|mexer|alterar)\b", r"\bnão (mude|mexa|altere) (em )?nada\b",
+    r"ничего не (меняй|трогай|меняя)", r"без изменений", r"不要(改|动)(任何)?(东西|代码)?",
+    r"(変更|修正)(は)?しないで", r"\bniente modifiche\b", r"\bbez zmian\b",
+), re.IGNORECASE)
 # Work a person names for later in their last words: "we'll need to", "il faudrait".
 LATER_WORK_RE = re.compile(_words(
     r"\bwe('ll| will) (need|have) to\b", r"\bwe (should|need to|still need to)\b",
