@@ -2114,3 +2114,19 @@ def test_a_question_asked_with_no_changes_wanted_leaves_nothing_to_keep():
         .say("You're welcome.")
     )
     assert session.extract().findings == []
+
+
+def test_the_users_last_words_keep_work_after_a_milestone_and_what_they_do_not_know():
+    session = (
+        Session().prompt("build the recipes section")
+        .edit("src/pages/recetas.astro")
+        .bash("pnpm build", "Complete!")
+        .say("Listo: la sección de recetas está hecha y el build pasa.")
+        .prompt("genial. las recetas en inglés las traduce Marta después del lanzamiento. lo "
+                "que no sé es si en inglés irán en /en/recetas o en un subdominio, eso está "
+                "sin decidir")
+        .say("Apuntado.")
+    )
+    extraction = session.extract()
+    assert any("Marta" in t for t in found(extraction, "todo"))
+    assert any("subdominio" in q for q in found(extraction, "open_question"))

@@ -1128,6 +1128,12 @@ class Extractor:
         prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
         if prompts:  # the user's last words naming work for later, or not done yet
             last = prompts[-1]
+            # ... or what they do not know yet ("lo que no sé es si irán en /en/ o en un
+            # subdominio, eso está sin decidir")
+            items += [("open_question", s, last.at, -1) for s in lexicon.sentences(last.text)
+                      if (lexicon.UNCERTAIN_RE.search(s) or lexicon.UNDECIDED_RE.search(s))
+                      and text_weight(s) >= 30 and rule_type(s) is None
+                      and not lexicon.HANDOFF_RE.search(s)]
             items += [("todo", s, last.at, -1) for s in lexicon.sentences(last.text)
                       if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
                       and len(s) >= 20

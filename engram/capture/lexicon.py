@@ -404,6 +404,9 @@ UNDECIDED_RE = re.compile(_words(
     # a decision still to be taken: "falta decidir quién se entera", "il reste à décider"
     r"\b(still (need|have) to|needs? to be|has yet to be|remains to be) decided\b",
     r"\b(falta|queda|resta) (por )?decidir\b", r"\breste à décider\b",
+    r"\bsin decidir\b", r"\bpas (encore )?décidé\b", r"\bnoch nicht entschieden\b",
+    r"\b(ainda )?não (foi )?decidido\b", r"\bsem decisão\b", r"\bне решено\b", r"还没定",
+    r"\bnon (ancora )?deciso\b", r"\bnie zdecydowan", r"\bnog niet beslist\b",
     r"\bnoch (zu )?entscheiden\b", r"\b(нужно|надо|предстоит|осталось) решить\b",
     r"还(没|要|得)决定", r"\bfalta decidir\b", r"\bresta (da )?decidere\b",
 ), re.IGNORECASE)
@@ -508,6 +511,13 @@ LATER_WORK_RE = re.compile(_words(
     r"il faudrait", r"on devrait", r"il faudra", r"habría que", r"deberíamos", r"hay que",
     r"a gente (precisa|deveria)", r"precisamos", r"deveríamos", r"(还|以后)?需要", r"应该",
     r"必要がある", r"したほうがいい",
+    # after a milestone: "las traduce Marta después del lanzamiento"
+    r"\bafter (the )?(launch|release|deploy|demo|migration|freeze|go-live)\b",
+    r"\bdespués del? (lanzamiento|release|deploy|la demo|la migración)\b",
+    r"\bnach dem (release|launch|deploy|go-live|launch)\b",
+    r"\baprès (le |la )?(lancement|release|mise en prod|démo|migration)\b",
+    r"\bdepois do (lançamento|release|deploy)\b", r"после (релиза|запуска|деплоя|миграции)",
+    r"(上线|发布)(之)?后", r"リリース後", r"\bdopo il (rilascio|lancio|deploy)\b",
     # a day named for it: "mach ich nächste woche", "je reprends lundi"
     r"\b(tomorrow|next week|nächste woche|morgen|demain|la semaine prochaine|mañana|"
     r"la (semana que viene|próxima semana)|amanhã|(na )?semana que vem|próxima semana|завтра|"
