@@ -79,15 +79,7 @@ def _scores(
     """
     if one_thread is None:
         one_thread = len(vectors) < SINGLE_THREAD_ROWS and _cores_busy()
-    blas = _blas_threads() if one_thread else None
-    if blas is None:
-        return vectors @ query
-    setter, default = blas
-    setter(1)
-    try:
-        return vectors @ query
-    finally:
-        setter(default)
+    return _one_thread(np.matmul, vectors, query) if one_thread else vectors @ query
 
 
 def _one_thread(call: Callable[..., Any], *args: Any) -> Any:
