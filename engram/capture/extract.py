@@ -166,6 +166,8 @@ class Extractor:
         self.undoing: set[int] = set()  # the edits that took them back
         # failed attempts by the turn that tried them and what was tried
         self.attempts: dict[tuple[int, str], Finding] = {}
+        # the session's first prompt: the task asked for
+        self.opening: str = next((e.text for e in self.events if e.kind == "prompt"), "")
 
     def add(self, finding: Finding) -> None:
         if finding.content.strip():
@@ -1038,10 +1040,9 @@ class Extractor:
                             for quote in summary_user_messages(event.text)
                             if not any(normalized(quote) in prompt for prompt in said)]
         sources += [(c.feedback, c.at, "rejected") for c in self.session.tools if c.feedback]
-        opening = next((e.text for e in self.events if e.kind == "prompt"), None)
         for text, at, origin in sources:
             for kind, rule in rules_in(text, whole=origin == "rejected",
-                                       opening=text is opening):
+                                       opening=text is self.opening):
                 if normalized(rule) in seen:
                     continue
                 seen.add(normalized(rule))
@@ -1382,8 +1383,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     ) for f in extractor.findings)
     # "quick one, no changes: what does rotate.pl do?": an explanation asked for; its
     # checks and its prose are the answer of the day, not what the project keeps
-    opening = next((e.text for e in session.events if e.kind == "prompt"), "")
-    asked_only = not work and bool(lexicon.NO_CHANGES_RE.search(opening)) and not any(
+    asked_only = not work and bool(lexicon.NO_CHANGES_RE.search(extractor.opening)) and not any(
         f.type in ("constraint", "preference") for f in extractor.findings)
     empty = not (work or worked_command or knowledge) or _rehearsal(turns) or asked_only
     if empty:
