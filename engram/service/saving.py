@@ -87,11 +87,7 @@ class BatchReads:
         self.stale_keys.add((normalize_for_dedup(memory.content), memory.project))
 
     def get(self, memory_id: str) -> Memory | None:
-        if memory_id in self.written:
-            return self.written[memory_id]
-        if memory_id in self.known:
-            return self.rows.get(memory_id)
-        return self.store.get(memory_id)
+        return self.get_many([memory_id]).get(memory_id)
 
     def get_many(self, memory_ids: list[str]) -> dict[str, Memory]:
         found = {i: self.written[i] for i in memory_ids if i in self.written}
