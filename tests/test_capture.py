@@ -2130,3 +2130,95 @@ def test_the_users_last_words_keep_work_after_a_milestone_and_what_they_do_not_k
     extraction = session.extract()
     assert any("Marta" in t for t in found(extraction, "todo"))
     assert any("subdominio" in q for q in found(extraction, "open_question"))
+
+
+def test_what_the_editor_adds_to_a_prompt_is_not_the_persons_words():
+    session = (
+        Session().prompt("<ide_opened_file>The user opened the file /home/dev/shop/app.py in "
+                         "the IDE. This may or may not be related to the current task."
+                         "</ide_opened_file>")
+        .prompt("<ide_selection>The user selected the lines 3 to 4 from app.py:\nnever call "
+                "flush() here\n</ide_selection>")
+        .say("Noted.")
+    )
+    extraction = session.extract()
+    assert extraction.findings == []
+    assert not any(e.kind == "prompt" for e in transcript.parse_entries(session.entries).events)
+
+
+def test_a_wrap_ups_steps_to_try_and_its_closing_offer_are_not_decisions():
+    session = (
+        Session().prompt("migrate the recorder to AudioWorklet")
+        .edit("js/lib/recorder.js")
+        .say("Done.\n\n### Files Updated:\n1. **recorder.js** - Now uses AudioWorklet instead "
+             "of ScriptProcessor\n\n## Test It Now!\n1. Click \"Record\" - should capture audio "
+             "via AudioWorklet\n2. Open the drone synth - should generate noise via "
+             "AudioWorklet\n\nMigrating the drone to a worklet too would be a separate, larger "
+             "task instead of part of this change. Would you like me to tackle that next, or "
+             "would you prefer to test the current changes first?")
+    )
+    decisions = found(session.extract(), "decision")
+    assert any("instead of ScriptProcessor" in d for d in decisions)
+    assert not any("Click" in d or "drone synth" in d or "Would you like" in d
+                   for d in decisions)
+
+
+def test_writing_plan_modes_plan_file_decides_nothing_about_the_code():
+    session = (
+        Session().prompt("report corrupted archives in the manifest")
+        .say("This is a different task than the tar support, so instead of editing the old "
+             "plan I'll overwrite the plan file with a new proposal because it is stale.")
+        .tool("Write", {"file_path": "/home/dev/.claude/plans/cozy-otter.md", "content": "x"},
+              {"type": "create"})
+    )
+    assert found(session.extract(), "decision") == []
+
+
+def test_rules_in_a_page_the_person_pastes_are_the_pages_not_the_teams():
+    page = "\n\n".join(
+        f"Section {n}. It is strongly recommended never to mutate a tool environment "
+        "manually, e.g. with a pip operation. By default, tools are always installed "
+        "into the uv tools directory, and uvx uses them." for n in range(12))
+    session = (
+        Session().prompt(f"We need a cleaner way to reinstall. Does this doc page help?\n\n{page}")
+        .say("Yes: `uv tool install --reinstall` rebuilds it.")
+        .prompt("From now on always reinstall with uv tool install --reinstall, never by hand.")
+        .say("Noted.")
+    )
+    rules = found(session.extract(), "constraint") + found(session.extract(), "preference")
+    assert any("From now on" in r for r in rules)
+    assert not any("mutate" in r or "uvx" in r for r in rules)
+
+
+def test_what_the_assistant_asks_the_person_mid_session_is_settled_by_their_reply():
+    session = (
+        Session().prompt("make sudo passwordless on this mac")
+        .edit("etc/pam.d/sudo_local")
+        .bash("sudo -n true", "")
+        .say("The PAM file is ready. Two ways to finish: Touch ID for sudo, or NOPASSWD "
+             "(simpler but less secure). Which approach do you prefer?")
+        .prompt("touch id, be cautious and verify at each step")
+        .say("Then run `sudo -k && sudo true` yourself and touch the sensor: Touch ID now "
+             "approves sudo. Continue with the FileVault settings?")
+    )
+    questions = found(session.extract(), "open_question")
+    assert not any("Which approach" in q for q in questions)
+    assert not any("Continue with" in q for q in questions)
+
+
+def test_a_todo_lists_item_restated_by_the_wrap_up_is_one_todo_and_nothing_left_is_none():
+    session = (
+        Session().prompt("audit the security settings")
+        .tool("TodoWrite", {"todos": [
+            {"content": "Set up automated 3x daily log analysis schedule (Security logs)",
+             "status": "pending", "activeForm": "Setting up"},
+            {"content": "Audit firewall rules", "status": "completed", "activeForm": "x"}]},
+            {"oldTodos": [], "newTodos": []})
+        .bash("netsh advfirewall show allprofiles", "State ON")
+        .edit("docs/audit.md")
+        .say("Audit written.\n\nRemaining:\n- ⚠️ Set up automated 3x daily log analysis "
+             "schedule\n\nAlready synced — no pending changes.")
+    )
+    todos = found(session.extract(), "todo")
+    assert sum("log analysis schedule" in t for t in todos) == 1
+    assert not any("no pending changes" in t for t in todos)

@@ -78,6 +78,9 @@ EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 EVOLVING = frozenset({"reported", "revert", "open"})
 # A subagent's edits stay in its own transcript: its finished run is a change all the same.
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+# The agent's own notes outside the project (plan mode's plan file, its todo lists): writing
+# one decides nothing about the code.
+_AGENT_NOTES_RE = re.compile(r"[/\\]\.claude[/\\](plans|todos)[/\\]")
 BOOKKEEPING_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate", "TaskList"})
 # Looking at the file about to change interrupts a plan no more than updating the todo list.
 READING_TOOLS = frozenset({"Read", "Grep", "Glob", "LS"})
@@ -855,7 +858,9 @@ class Extractor:
         passages: list[tuple[list[str], str | None, int, int]] = []  # texts, at, first, edit
         for event in self.events:
             call = event.tool
-            if call is None or call.name not in EDIT_TOOLS or call.failed is not False:
+            if call is None or call.name not in EDIT_TOOLS or call.failed is not False or (
+                _AGENT_NOTES_RE.search(call.file_path or "")
+            ):
                 continue
             texts, at = self.text_before(event.position, past_bookkeeping=True,
                                          past_reading=True)
@@ -921,9 +926,10 @@ class Extractor:
                 continue
             done.add(closing.position)
             for sentence in lexicon.sentences(closing.text):
+                # neither an offer to do more ("…, or would you prefer …?") nor a table's row
                 if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
                     lexicon.FIX_LABEL_RE.match(sentence)
-                ):
+                ) or sentence.endswith(("?", "？")) or sentence.startswith("|"):
                     continue
                 score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
                 if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
@@ -1077,6 +1083,7 @@ class Extractor:
                 ):
                     items.append(("todo", todo["content"], last_list.at, -1))
         items += [("todo", subject, at, -1) for subject, at in open_tasks(self.session.tools)]
+        listed = [set(re.findall(r"\w+", text.lower())) for _, text, _, _ in items]
         # A question the user asked that the answer left open: the question and the answer.
         answered: set[int] = set()
         for index, turn in enumerate(turns):
@@ -1097,10 +1104,14 @@ class Extractor:
         last_work = max((i for i, t in enumerate(turns) if t.worked), default=0)
         for index, turn in enumerate(turns[last_work:], last_work):
             closing = turn.closing()
+            # what the assistant asked of the person ("Which approach do you prefer?"), or
+            # left to them, is settled by their next message when one follows
+            replied = index + 1 < len(turns) and _is_prompt(turns[index + 1].opener)
             if closing is not None:  # an answered question is already one open question
                 items += [(kind, text, closing.at, closing.position * 64 + number)
                           for number, (kind, text) in enumerate(open_items(closing.text)[:64])
-                          if not (index in answered and kind == "open_question")]
+                          if not (index in answered and kind == "open_question")
+                          and not (replied and lexicon.TO_USER_RE.search(text))]
         # A question the user hands to someone at the end ("ask Priya", "faudra demander à
         # Claire si …"): open until they answer, with the question it follows when there is one.
         for turn in turns[last_work:]:
@@ -1147,7 +1158,10 @@ class Extractor:
                       if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15]
         seen: set[str] = set()
         for kind, text, at, anchor in items[:MAX_TODOS]:
-            if normalized(text) in seen or len(text) < 8:
+            words = set(re.findall(r"\w+", text.lower()))
+            if normalized(text) in seen or len(text) < 8 or anchor >= 0 and len(words) >= 3 and (
+                any(len(words & item) >= 0.8 * len(words) for item in listed)
+            ):  # a todo list's item, restated by the wrap-up ("⚠️ Set up the schedule")
                 continue
             seen.add(normalized(text))
             self.add(Finding(kind, shorten(text, 300), "open", at=at, importance=0.55,
@@ -1155,6 +1169,10 @@ class Extractor:
 
 
 _TASK_ID_RE = re.compile(r"#(\d+)")
+
+
+def _is_prompt(event: Event | None) -> bool:
+    return event is not None and event.kind == "prompt"
 
 
 # A sentence about "that", "c'est", "das": what it is about was said just before.

@@ -730,6 +730,13 @@ OPEN_HEADING_RE = re.compile(_words(
     r"чего нет", r"ce qui manque", r"pas fait", r"nicht gemacht", r"no hecho", r"lo que falta",
     r"não fiz", r"o que falta",
 ), re.IGNORECASE)
+# Nothing is left: "no pending changes", "nothing remaining", "rien en attente".
+NOTHING_OPEN_RE = re.compile(
+    r"\b(no|nothing|none|zero)\s+(\w+\s+)?(pending|remaining|left|outstanding)\b|"
+    r"\bnothing (else )?(left|pending|remaining|outstanding|to do)\b|\bnada pendiente\b|"
+    r"\bnada (mais )?pendente\b|\brien (de plus )?(en attente|à faire|ne reste)\b|"
+    r"\bnichts (mehr )?(offen|ausstehend)\b|ничего не (осталось|ожидает)|没有(待|剩余|未完成)",
+    re.IGNORECASE)
 STILL_OPEN_RE = re.compile(_words(
     r"\bstill (need|needs|has to|have to|to be)\b", r"\bnot yet\b",
     # work left outside what was changed: "that's app code, I didn't touch it"
@@ -841,7 +848,14 @@ CHOICE_ASK_RE = re.compile(_words(
     r"\bse (preferir|você preferir)\b", r"\bесли (вам|тебе) (больше нравится|удобнее)\b",
     r"\bse preferisci\b", r"如果你更(喜欢|倾向|希望)", r"(の方|のほう|方|ほう)がよければ",
 ), re.IGNORECASE)
+# Words for the person the assistant talks to: a question with them is asked of the user,
+# who answers it in their next message ("Which approach do you prefer?").
+TO_USER_RE = re.compile(
+    r"\b(you|your|yourself|vous|votre|vos|tu|ton|ta|tes|du|dein\w*|dir|dich|Sie|Ihnen|Ihr\w*|"
+    r"usted|ustedes|tú|te|você|vocês|voi|tuo|tua)\b|\b(ты|вы|вас|вам|тебе|тебя|ваш\w*|тво\w*)\b|"
+    r"你|您|あなた|당신", re.IGNORECASE)
 OFFER_RE = re.compile(
+    r"^(continue|proceed|go ahead)\b[^.!?]*\?$|"
     r"\b(would you like|(do you )?want me to|shall i|should i|let me know|can i help|"
     r"anything else|i can also|if you('d)? like|if you (ever )?want|happy to)\b|хотите|"
     r"нужно ли мне|möchtest du|"

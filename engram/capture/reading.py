@@ -94,7 +94,7 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
     prompt, whose first paragraph states the task ("we need to move to Qt 6"): a need
     there is the work asked for, not a rule, unless more than the need makes it one.
     """
-    prose = re.sub(r"```.*?(```|\Z)", "\n\n", text, flags=re.DOTALL)  # pasted output aside
+    prose = _own_words(re.sub(r"```.*?(```|\Z)", "\n\n", text, flags=re.DOTALL))  # pastes aside
     prose = "\n".join(line for line in prose.splitlines() if not _LOG_LINE_RE.match(line))
     long_prompt = len(prose) > LONG_PROMPT_CHARS
     found: list[tuple[str, str]] = []
@@ -132,6 +132,30 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
                 index += 1
             found.append((kind, shorten(" ".join(chunk), MAX_RULE_CHARS)))
     return found
+
+
+# What announces a pasted page: "Does this doc page help?", "Man page:", "from the docs:".
+_PASTE_INTRO_RE = re.compile(
+    r"\b(docs?|documentation|man ?page|manual|page|article|readme|guide|here'?s|below|"
+    r"pasted|copied|la doc|Doku\w*|documentaci[oó]n|documentação)\b|документаци|文档|ドキュメント",
+    re.IGNORECASE)
+
+
+def _own_words(prose: str) -> str:
+    """A long message's own words, before a page it pastes and announces ("Does this doc
+    page help?" and the page): the rules a copied page states ("never mutate a tool
+    environment") are its author's, not this team's."""
+    if len(prose) <= LONG_PROMPT_CHARS:
+        return prose
+    paragraphs = re.split(r"\n\s*\n", prose)
+    for number, paragraph in enumerate(paragraphs[:-1]):
+        intro = paragraph.strip()
+        rest = sum(len(p) for p in paragraphs[number + 1:])
+        if intro.endswith((":", "?", "：", "？")) and _PASTE_INTRO_RE.search(intro) and (
+            rest >= LONG_PROMPT_CHARS // 2
+        ):
+            return "\n\n".join(paragraphs[:number + 1])
+    return prose
 
 
 # A line of a log pasted without fences: indented output (not an indented list item), a
@@ -216,6 +240,13 @@ _VERIFICATION_RE = re.compile(
     r"dialyzer|clippy|ruff|eslint|files? changed|closed|bead|pr|ci|"
     r"verts?|grün|verdes?|тест\w*|зелён\w*|propres?|sauber|limpios?|limpos?|чист\w*)\b|"
     r"测试|通过了|干净|テスト|クリーン|테스트", re.IGNORECASE)
+# A line that heads what follows: a markdown heading, a bold line, a line ending in ":".
+_HEADING_RE = re.compile(r"^\s*(#{1,6}\s|\*\*[^*]+\*\*:?\s*$)|^[^-*•\d\s].*[:：]\s*$")
+# Steps for the reader to take, not how the thing is built.
+_TRY_RE = re.compile(
+    r"\b(try|verify|check|how to|steps?|manual(ly)?|test (it|checklist)|testing|to test|"
+    r"prueba|probar|verifica\w*|essa(ie|yer)|vérifi\w*|ausprobieren|prüf\w*|testa\w*|провер\w*|попробу\w*)\b|试|验证|確認|試|확인",
+    re.IGNORECASE)
 # How a thing is built now, in the languages of the rule cues: what it uses or goes
 # through, what it replaced, where it is kept ("passe par IDbContextFactory", "nutzt …").
 _DESIGN_RE = re.compile(
@@ -237,9 +268,14 @@ def design_items(text: str) -> list[str]:
     """List items of a wrap-up that state how something was built ("Traces go to stdout in
     dev, via …"), not what was checked ("12 tests pass")."""
     found = []
+    checking = False  # under a heading of steps to try ("## Test it", "**To verify:**")
     for raw in text.splitlines():
         item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)$", raw)
         if not item:
+            if _HEADING_RE.match(raw):
+                checking = bool(_TRY_RE.search(raw))
+            continue
+        if checking:
             continue
         line = re.sub(r"\*\*|__", "", item.group(1)).strip().strip("*_ ")
         if not 40 <= len(line) <= 300 or _VERIFICATION_RE.search(line):
@@ -366,7 +402,9 @@ def open_items(text: str) -> list[tuple[str, str]]:
             if sentence.endswith(("?", "？")):
                 if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
                     found.append(("open_question", sentence))
-            elif lexicon.OFFER_RE.search(sentence) or _GIT_STATUS_RE.search(sentence):
+            elif lexicon.OFFER_RE.search(sentence) or _GIT_STATUS_RE.search(sentence) or (
+                lexicon.NOTHING_OPEN_RE.search(sentence)
+            ):
                 continue
             elif lexicon.STILL_OPEN_RE.search(sentence) and (
                 text_weight(sentence) >= 25 or whole

@@ -45,7 +45,10 @@ _MACHINE_TEXT_RE = re.compile(
     r" below were generated)",
 )
 _NOTIFICATION_RE = re.compile(r"^\s*<task-notification>")
-_REMINDER_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+# Context an editor or Claude Code adds to a prompt (the file open in the IDE, the lines
+# selected there, a reminder): not the person's words, so never a request or a rule.
+_REMINDER_RE = re.compile(r"<(system-reminder|ide_opened_file|ide_selection|ide_diagnostics)>"
+                          r".*?</\1>", re.DOTALL)
 _COMPACT_RE = re.compile(r"^This session is being continued from a previous conversation")
 # A command Claude Code runs in the background: its verdict arrives later, in a
 # notification or a TaskOutput/BashOutput result, and its output in a file the agent reads.
