@@ -2222,3 +2222,38 @@ def test_a_todo_lists_item_restated_by_the_wrap_up_is_one_todo_and_nothing_left_
     todos = found(session.extract(), "todo")
     assert sum("log analysis schedule" in t for t in todos) == 1
     assert not any("no pending changes" in t for t in todos)
+
+
+def test_never_mind_takes_something_back_and_is_no_rule():
+    session = (
+        Session().prompt("add a share button to the tokenizer page")
+        .edit("public/tokenizer.js")
+        .say("Added.")
+        .prompt("Never mind! I found it was already there in the menu.")
+        .say("OK.")
+    )
+    extraction = session.extract()
+    assert not any("Never mind" in r for r in
+                   found(extraction, "constraint") + found(extraction, "preference"))
+
+
+def test_calls_the_permission_system_refused_tried_nothing():
+    session = (
+        Session().prompt("can claude -p use the Task tool with haiku? summarize")
+        .bash("claude --help | head -100", "Usage: claude [options] [command] [prompt]")
+        .tool("Bash", {"command": "claude -p 'list your tools'"},
+              "This command requires approval", error=True,
+              content="This command requires approval")
+        .say("Let me try a different approach - check the documentation or config files.")
+        .tool("Read", {"file_path": "/home/dev/.claude/CLAUDE.md"},
+              "Claude requested permissions to read from /home/dev/.claude/CLAUDE.md, but "
+              "you haven't granted it yet.", error=True,
+              content="Claude requested permissions to read from /home/dev/.claude/CLAUDE.md, "
+                      "but you haven't granted it yet.")
+        .say("## Summary\n\n- Yes, `claude -p` can use the Task tool via the default toolset "
+             "instead of a flag\n- Tools can be controlled via `--allowedTools` and "
+             "`--disallowedTools` flags only")
+    )
+    extraction = session.extract()
+    assert found(extraction, "failed_attempt") == []
+    assert found(extraction, "decision") == []  # a summary of findings built nothing

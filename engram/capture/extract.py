@@ -831,7 +831,8 @@ class Extractor:
             if event.tool is not None and (event.tool.failed or (
                 event.tool.name == "Bash" and run_outcome(event.tool) is False
             )):  # a failure behind `| tail` exits 0 but failed all the same
-                recent_failure = event.position
+                if not _NOT_ALLOWED_RE.search(event.tool.output[:300]):
+                    recent_failure = event.position  # (a refusal to run tries nothing)
                 continue
             if event.kind != "text" or event.position - recent_failure > 6 or found >= 3:
                 continue
@@ -919,7 +920,7 @@ class Extractor:
         done: set[int] = set(seen)
         final = next((t.closing() for t in reversed(turns)
                       if t.worked and t.closing() is not None), None)
-        if final is not None:
+        if final is not None and edited_at is not None:
             summaries.append(final)
         for closing in summaries:
             if closing is None or closing.position in done:
@@ -936,7 +937,7 @@ class Extractor:
                     candidates.append((score, Finding(
                         "decision", shorten(sentence, MAX_REASON_CHARS), "wrap-up",
                         at=closing.at, files=[], importance=0.6, anchor=closing.position)))
-            if final is None or closing.position != final.position:
+            if final is None or closing.position != final.position or edited_at is None:
                 continue
             for item in design_items(closing.text):
                 candidates.append((1, Finding(
@@ -1223,6 +1224,10 @@ def prepared(failed: str, passed: str) -> bool:
 
 
 # A tool refusing what it was asked for, as not existing in this version or setup.
+# Claude Code's permission system refused the call: it never ran.
+_NOT_ALLOWED_RE = re.compile(
+    r"requires approval|haven't granted it yet|was blocked\. For security|"
+    r"permission to use \w+ (was|has been) denied", re.IGNORECASE)
 _UNAVAILABLE_RE = re.compile(
     r"\bunknown (command|subcommand|option|flag|function|directive)\b|\bunrecognized "
     r"(option|argument|command|arguments)\b|\bno such (command|option|subcommand|function)\b|"

@@ -20,7 +20,8 @@ def _words(*alternatives: str) -> str:
 
 # A rule for all future work: the strongest sign that a sentence is a rule, not a request.
 _LASTING = _words(
-    r"\balways\b", r"\bnever\b", r"\bfrom now on\b", r"\bgoing forward\b", r"\bin (the )?future\b",
+    r"\balways\b", r"\bnever\b(?! ?mind)", r"\bfrom now on\b", r"\bgoing forward\b",
+    r"\bin (the )?future\b",
     r"\bevery time (you|we|someone|anyone|anybody|somebody|a |an )", r"\bwhenever (you|we)\b",
     r"\bza każdym razem,? (jak|gdy) (ktoś|ktos|dodajemy)",
     r"\bin this (repo|repository|project|codebase|team)\b",
@@ -86,7 +87,7 @@ _OBLIGATION = _words(
     r"\bnot without (a|an|the|some|any)\b", r"\b(we're|we are) stuck (on|with)\b",
     r"\bhängen\b.{0,60}\bfest\b", r"\bnichts (aus|von) \S+", r"\bnothing from \S+",
     r"\bnicht ohne\b", r"\bpas sans\b", r"\bno sin\b",
-    r"\bnão sem\b", r"\bне без\b", r"\bnon senza\b", r"\bnever\b",
+    r"\bnão sem\b", r"\bне без\b", r"\bnon senza\b", r"\bnever\b(?! ?mind)",
     r"\bbloqué(e|s)? (en|sur|à)\b", r"(^|[.;:]\s*)ne pas (?!oublier|hésiter|s'inquiéter)\w+",
     r"(?-i:\bNOT an? (new )?\w+)", r"(^|[.;,]\s*)(touche|lance|fais|mets|change|supprime|pousse|"
     r"commite|ajoute|utilise|installe|modifie)s? pas\b",
