@@ -2257,3 +2257,32 @@ def test_calls_the_permission_system_refused_tried_nothing():
     extraction = session.extract()
     assert found(extraction, "failed_attempt") == []
     assert found(extraction, "decision") == []  # a summary of findings built nothing
+
+
+def test_a_checklists_few_words_about_rules_are_no_rule():
+    session = (
+        Session().prompt("Analyze the router logs.\n\nRequired analysis:\n- Firewall rule "
+                         "violations\n- QoS rule effectiveness\n- Inefficient firewall rules\n\n"
+                         "Important: never restart the router while I'm on a call.")
+        .bash("ssh router logread | tail -200", "kernel: ok")
+        .say("Nothing alarming in the last 200 lines.")
+    )
+    rules = found(session.extract(), "constraint")
+    assert any("never restart the router" in r for r in rules)
+    assert not any("QoS" in r or "Firewall rule violations" in r for r in rules)
+
+
+def test_the_questions_and_offers_a_last_reply_lists_for_the_person_are_not_open():
+    session = (
+        Session().prompt("push the router changes to M-Claude")
+        .bash("git status", "On branch main\nNo commits yet")
+        .edit("notes/router.md")
+        .say("The changes were made on the router itself.\n\n**What would you like to "
+             "do?**\n\n1. **Create documentation of the router changes?**\n2. **Export the "
+             "router configuration?**\n\nCould you provide more details about:\n- What is "
+             "M-Claude exactly?\n- What content should be pushed there?\n\nThe app shows "
+             "your remaining quota in the menu bar.")
+    )
+    extraction = session.extract()
+    left = found(extraction, "open_question") + found(extraction, "todo")
+    assert left == []

@@ -761,7 +761,9 @@ STILL_OPEN_RE = re.compile(_words(
     r"你(还)?需要", r"需要你", r"していただく必要",
     r"(?-i:\bTODOs?\b)(?=[:(]| (left|remain|in|for)\b)", r"\btodo:",
     r"\bnever (removed|cleaned|deleted|expired)\b", r"\bnext step\b",
-    r"\bfixme\b", r"\bnext time\b", r"\bpending\b", r"\bremaining\b",
+    r"\bfixme\b", r"\bnext time\b", r"\bpending\b",
+    # remaining work, not "your remaining quota"
+    r"\bremaining\b(?! (quota|budget|balance|credits?|time|space|capacity|usage|tokens?|days?))",
     r"\bremain(s)? (open|flaky|skipped|broken|failing|unfixed)\b", r"\bawaiting\b",
     r"\bwaiting (for|on)\b", r"\bpending (confirmation|review|approval)\b", r"aguarda",
     r"\bnot (yet )?(started|begun)\b", r"не начат", r"nicht (begonnen|angefangen)",

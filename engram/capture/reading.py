@@ -72,8 +72,9 @@ def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
         return "constraint"
     if obligation and (not long_prompt or emphasis):
         return "constraint"
-    if emphasis and not long_prompt:
+    if emphasis and not long_prompt and (len(text.split()) > 3 or _WIDE_RE.search(text)):
         return "constraint"  # "Important: X, the SDKs rely on it"; "two rules of this repo: …"
+        # (not a heading's few words: "Firewall rule violations" names what to look into)
     return None
 
 
@@ -328,6 +329,12 @@ def first_sentences(text: str, limit: int = 300) -> str:
     return out or shorten(text, limit)
 
 
+# A request for the person's input: "could you tell me", "what would you like to do?".
+_ASKING_RE = re.compile(r"\?|？|\b(could|can|would|clarify|provide|tell|confirm|pourriez|"
+                        r"könntest|könnten|podrías|podría|poderia|можете|не могли)\b|请|ください",
+                        re.IGNORECASE)
+
+
 def _open_heading(heading: str) -> bool:
     """A heading that announces what is left ("Still open:", "## Next steps", "Was noch
     fehlt:"): a few words holding the marker, not a sentence that happens to contain it
@@ -354,6 +361,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     in_section = False
     question_section = False
+    offering = False
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
@@ -378,7 +386,12 @@ def open_items(text: str) -> list[tuple[str, str]]:
         if heading:
             in_section = _open_heading(line) and len(line) < 80
             question_section = in_section and bool(_QUESTION_HEADING_RE.search(line))
+            # "Would you like me to:", "Could you provide more details about:"
+            offering = bool(lexicon.OFFER_RE.search(line) or (
+                lexicon.TO_USER_RE.search(line) and _ASKING_RE.search(line)))
             continue
+        if offering and bullet:
+            continue  # each item an offer, or a question only the person can answer
         item = (bullet.group(1) if bullet else line).strip().strip("*_ ")
         if in_section and bullet:
             kind = "open_question" if question_section or item.endswith(("?", "？")) else "todo"
