@@ -2286,3 +2286,35 @@ def test_the_questions_and_offers_a_last_reply_lists_for_the_person_are_not_open
     extraction = session.extract()
     left = found(extraction, "open_question") + found(extraction, "todo")
     assert left == []
+
+
+def test_choosing_to_talk_about_questions_is_not_a_rejection_with_feedback():
+    clarify = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
+               "(eg. if it was a file edit, the new_string was NOT written to the file). To "
+               "tell you how to proceed, the user said:\nThe user wants to clarify these "
+               "questions.\n    This means they may have additional information, context or "
+               "questions for you.\n    Take their response into account and then reformulate "
+               "the questions if appropriate.")
+    session = (
+        Session().prompt("build a tiling window manager for macOS")
+        .tool("AskUserQuestion", {"questions": [{"question": "Which API?", "options": []}]},
+              clarify, error=True, content=clarify)
+        .prompt("add the important research context to the plan and we'll start fresh")
+        .say("Added.")
+    )
+    extraction = session.extract()
+    assert found(extraction, "failed_attempt") == []
+    assert found(extraction, "constraint") == []
+
+
+def test_a_comparison_tables_rows_are_not_the_reason_for_a_change():
+    session = (
+        Session().prompt("pick the window API")
+        .say("| **A) AXUIElement** | No SIP disable, works with most apps instead of few | "
+             "Slower |\n| **B) Private APIs** | Faster because they skip the server | May "
+             "break |")
+        .edit("Sources/Window/Tracker.swift")
+        .say("Done.")
+    )
+    assert not any(d.startswith("|") or "AXUIElement" in d
+                   for d in found(session.extract(), "decision"))

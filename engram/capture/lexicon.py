@@ -153,7 +153,10 @@ _OBLIGATION = _words(
 )
 # Flags a person puts on what matters: "Important:", "Wichtig:", "Важно:".
 EMPHASIS_RE = re.compile(
-    r"\b(important(ly)?|note that|keep in mind|remember( that)?|heads up|crucial|critical|"
+    # "important" that marks what is said, not "the important context" it qualifies
+    r"\b(importantly|important(?=\s*[:!—-])|(it'?s|it is|very|really|super|most) important|"
+    r"important(?= (that|to|for)\b)|^important\b|c'est important|note that|keep in mind|"
+    r"remember( that)?|heads up|crucial|critical|"
     r"rules?|house rules?|conventions?|ground rules)\b|"
     # a list of conditions announced as such: "constraints: …", "Vorgaben:", "几个前提："
     r"\b(constraints|requirements|restrictions|ограничения|требования|vorgaben|einschränkungen|"
@@ -169,7 +172,7 @@ EMPHASIS_RE = re.compile(
     r"я же (говорил|сказал)|我(已经)?说过|言ったよね|말했잖아|"
     r"\blembrete\b|提醒|念のため|"
     r"\bthe (whole|entire) point (is|was|of)\b|"
-    r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportant\b|\bimportante\b|\batención\b|"
+    r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportante\b|\batención\b|"
     r"\batenção\b|重要|注意|大事|必ず|"
     # not up for discussion: "one hard rule", "una cosa innegociable", "security policy"
     r"\bnon-?negotiable\b|\bhard (rule|requirement|constraint)\b|\bnicht verhandelbar\b|"

@@ -172,7 +172,8 @@ def reasoning(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[str, int
     sentence but narration, kept when there are several, they are long enough to be an
     argument, and at least one of them gives a reason."""
     kept = [s for t in texts for s in lexicon.sentences(t)
-            if len(s) >= 20 and not s.endswith(("?", "？")) and not is_narration(s)
+            if len(s) >= 20 and not s.endswith(("?", "？")) and not s.startswith("|")
+            and not is_narration(s)
             and not lexicon.MECHANICS_RE.search(s)]
     text = " ".join(dict.fromkeys(kept))
     if len(kept) < 2 or len(text) < MIN_REASONING_CHARS:
@@ -209,8 +210,8 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
     follow = False
     for text in texts:
         for sentence in lexicon.sentences(text):
-            if len(sentence) < 12 or sentence.endswith(("?", "？")):
-                follow = False
+            if len(sentence) < 12 or sentence.endswith(("?", "？")) or sentence.startswith("|"):
+                follow = False  # a question, or a table's row (cells, not an argument)
                 continue
             value = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
             if lexicon.NARRATION_RE.match(sentence) and not (

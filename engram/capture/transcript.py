@@ -33,6 +33,9 @@ NO_CONTENT = "(no content)"  # Claude Code's placeholder for an empty message
 TIMED_OUT_RE = re.compile(r"^\s*(Error: )?Command timed out after ")
 INTERRUPT_RE = re.compile(r"^\[Request interrupted by user[^\]]*\]")
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
+# What Claude Code writes in the person's place when they choose to talk about an
+# AskUserQuestion instead of answering it: their words come in their next message.
+_CLARIFY_PREFIX = "The user wants to clarify these questions"
 _REJECT_FEEDBACK_RE = re.compile(
     r"(?:the user said:|the following reason for the rejection:)\s*(.+?)\s*"
     r"(?:\n\s*Note: The user's next message.*)?\Z",
@@ -351,7 +354,7 @@ class _Parser:
         if text.startswith(REJECTED_PREFIX):
             call.rejected = call.failed = True
             said = _REJECT_FEEDBACK_RE.search(text)
-            if said:
+            if said and not said.group(1).startswith(_CLARIFY_PREFIX):
                 call.feedback = said.group(1).strip()[:2000]
         if INTERRUPT_RE.match(text.strip()):
             call.interrupted = call.failed = True
