@@ -2318,3 +2318,32 @@ def test_a_comparison_tables_rows_are_not_the_reason_for_a_change():
     )
     assert not any(d.startswith("|") or "AXUIElement" in d
                    for d in found(session.extract(), "decision"))
+
+
+def test_a_decision_the_whole_session_ranks_below_its_best_gives_way(tmp_path):
+    """Each Stop keeps the session's best few decisions: one an earlier turn kept that later
+    ones crowd out is archived, unless someone edited it; with room left, it stays."""
+    from engram.capture.extract import MAX_DECISIONS, Extraction, Finding
+
+    def decision(text: str) -> Finding:
+        return Finding("decision", text, "pre-edit", importance=0.6)
+
+    early = decision("Cache the rates in memory instead of Redis, because one worker runs it.")
+    kept = decision("Paginate by cursor instead of offset, because rows are inserted live.")
+    later = [decision(f"Decision number {n} instead of another way, because of reason {n}.")
+             for n in range(MAX_DECISIONS)]
+
+    def run(service, state, findings):
+        extraction = Extraction(findings, None, [], None, False)
+        return apply(service, extraction, project="shop", session_id=SESSION, state=state)
+
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        state: dict[str, Any] = {}
+        first = run(service, state, [early, kept])
+        early_id, kept_id = (m.id for m in first.saved)
+        service.update(kept_id, in_place=True, content=kept.content + " (checked by Ana)")
+        assert run(service, state, later[:3]).archived == []  # room left: none crowded out
+        result = run(service, state, later)
+        assert result.archived == [early_id]
+        assert service.get(early_id).status == "archived"
+        assert service.get(kept_id).status == "active"  # edited since: theirs stands

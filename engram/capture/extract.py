@@ -91,6 +91,9 @@ _SETUP_RE = re.compile(
     r"mkdir)\b")
 MAX_FIX_CHARS = 600
 MAX_DECISIONS = 8
+# Where the decisions ranked against each other come from: the best MAX_DECISIONS of the
+# whole session are kept, so a turn's choice may later give way to a better one.
+RANKED_ORIGINS = frozenset({"pre-edit", "wrap-up"})
 MAX_APPROACH_CHARS = 300  # what was tried: the suspicion and the change it led to
 MAX_TODOS = 10
 MIN_WRAP_UP_CHARS = 80

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import EngramError
 from ..model import to_iso
 from . import transcript
-from .extract import Extraction, Finding, extract
+from .extract import MAX_DECISIONS, RANKED_ORIGINS, Extraction, Finding, extract
 
 OPEN_TYPES = ("todo", "open_question")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -89,6 +89,37 @@ def _retell(service: Any, memory_id: str, finding: Finding, written: dict[str, l
     written[finding.key] = [finding.digest, to_iso(updated.updated_at) or ""]
 
 
+def _retire_displaced(service: Any, extraction: Extraction, captured: dict[str, str],
+                      written: dict[str, list[str]], result: CaptureResult) -> None:
+    """Archive the decisions an earlier call kept that the whole session now ranks below its
+    best (`MAX_DECISIONS` a session): otherwise a long session keeps the union of every
+    turn's best few. One someone has archived, deleted or edited since stands."""
+    ranked = [f for f in extraction.findings
+              if f.type == "decision" and f.origin in RANKED_ORIGINS]
+    if len(ranked) < MAX_DECISIONS:
+        return  # nothing was crowded out: one no longer read (an earlier last word) stays
+    now = {f.key for f in extraction.findings}
+    for key, memory_id in list(captured.items()):
+        if key in now or key.split(":", 1)[0] not in RANKED_ORIGINS:
+            continue
+        try:
+            current = service.get(memory_id, track=False)
+        except EngramError:
+            continue
+        stamp = written.get(key, ["", ""])[1]
+        if current.type != "decision" or current.status != "active" or (
+            to_iso(current.updated_at) or ""
+        ) != stamp:
+            continue
+        try:
+            service.archive(memory_id)
+        except EngramError:
+            continue
+        result.archived.append(memory_id)
+        captured.pop(key, None)
+        written.pop(key, None)
+
+
 def apply(
     service: Any,
     extraction: Extraction,
@@ -135,6 +166,7 @@ def apply(
             except Exception:  # noqa: BLE001 - gone or already archived: nothing to undo
                 pass
             captured.pop(key, None)
+    _retire_displaced(service, extraction, captured, written, result)
     if len(captured) > MAX_KEYS:
         state["captured"] = dict(list(captured.items())[-MAX_KEYS:])
         state["written"] = {k: v for k, v in written.items() if k in state["captured"]}
