@@ -96,7 +96,9 @@ def select(
     service: Any, prompt: str, project: str | None, exclude: set[str] | frozenset[str] = frozenset()
 ) -> list[Recalled]:
     from .text import query_terms
+    from .text.prompt import persons_words
 
+    prompt = persons_words(prompt)
     groups = list({g[0]: g for g in query_terms(prompt)}.values())  # "refund", "refunds"
     if not groups:
         return []

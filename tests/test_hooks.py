@@ -152,6 +152,21 @@ def test_trivial_prompts_inject_nothing(env, project_dir, seeded, prompt):
     assert hook(env, "UserPromptSubmit", data) is None
 
 
+def test_what_the_editor_wraps_around_a_prompt_is_not_searched(env, project_dir, seeded):
+    """The IDE extensions prepend the open file and the selection to the prompt the hook
+    receives: recall follows the person's words, not the selected lines."""
+    wrapped = ("<ide_opened_file>The user opened the file shop/payments.py in the IDE. This may "
+               "or may not be related to the current task.</ide_opened_file>\n<ide_selection>"
+               "The user selected the lines 3 to 4 from shop/payments.py:\nstripe.Refund.create"
+               "(payment_intent=intent_id)  # refunds must use payment_intent\n</ide_selection>\n")
+    data = payload("user_prompt_submit.json", project_dir,
+                   prompt=wrapped + "Write a haiku about autumn leaves falling in the park")
+    assert hook(env, "UserPromptSubmit", data) is None
+    asked = payload("user_prompt_submit.json", project_dir, session_id="another-session")
+    asked["prompt"] = wrapped + asked["prompt"]
+    assert seeded["refund"] in context_of(hook(env, "UserPromptSubmit", asked))
+
+
 def test_unrelated_prompt_injects_nothing(env, project_dir, seeded):
     data = payload("user_prompt_submit.json", project_dir,
                    prompt="Write a haiku about autumn leaves falling in the park")

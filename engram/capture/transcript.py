@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text.prompt import persons_words
+
 MAX_TRANSCRIPT_BYTES = 64_000_000  # beyond this, the newest part of the session is read
 MAX_LINE_BYTES = 8_000_000
 OUTPUT_HEAD = 3_000
@@ -48,10 +50,6 @@ _MACHINE_TEXT_RE = re.compile(
     r" below were generated)",
 )
 _NOTIFICATION_RE = re.compile(r"^\s*<task-notification>")
-# Context an editor or Claude Code adds to a prompt (the file open in the IDE, the lines
-# selected there, a reminder): not the person's words, so never a request or a rule.
-_REMINDER_RE = re.compile(r"<(system-reminder|ide_opened_file|ide_selection|ide_diagnostics)>"
-                          r".*?</\1>", re.DOTALL)
 _COMPACT_RE = re.compile(r"^This session is being continued from a previous conversation")
 # A command Claude Code runs in the background: its verdict arrives later, in a
 # notification or a TaskOutput/BashOutput result, and its output in a file the agent reads.
@@ -329,7 +327,7 @@ class _Parser:
             self.user_text(text, at)
 
     def user_text(self, text: str, at: str | None) -> None:
-        stripped = _REMINDER_RE.sub("", text).strip()
+        stripped = persons_words(text)
         if not stripped or stripped == NO_CONTENT:
             return
         if INTERRUPT_RE.match(stripped):
