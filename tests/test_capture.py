@@ -2347,3 +2347,44 @@ def test_a_decision_the_whole_session_ranks_below_its_best_gives_way(tmp_path):
         assert result.archived == [early_id]
         assert service.get(early_id).status == "archived"
         assert service.get(kept_id).status == "active"  # edited since: theirs stands
+
+
+def test_a_refusal_in_the_ide_with_words_is_the_persons_feedback_not_a_failure():
+    """The VS Code extension records "stop, do this instead" as the tool's error text."""
+    session = (
+        Session().prompt("commit the tokenizer files")
+        .tool("Bash", {"command": "git add -A && git commit -m 'Add tokenizer'"},
+              "Error: please add transformers.js too first", error=True,
+              content="please add transformers.js too first")
+        .bash("cp ../site/public/transformers.js . && git add transformers.js", "")
+        .bash("git commit -m 'Add tokenizer'", "[main 030d80d] Add tokenizer")
+        .tool("Bash", {"command": "npm install"}, "Error: use pnpm, we never use npm here",
+              error=True, content="use pnpm, we never use npm here")
+        .bash("pnpm install", "Done in 797ms")
+        .say("Installed with pnpm.")
+    )
+    calls = transcript.parse_entries(session.entries).tools
+    assert calls[0].rejected and calls[0].feedback == "please add transformers.js too first"
+    extraction = session.extract()
+    assert not any("transformers.js" in f.content for f in extraction.findings)
+    assert any("pnpm" in r for r in found(extraction, "constraint"))
+
+
+def test_a_log_pasted_into_a_prompt_is_not_the_persons_report():
+    item = ("You'll get a warning and cannot delete the last model</li> <li>Errors: a failed "
+            "load shows an error</li>")
+    har = "\n".join(f'          "value": "line {n}: {item}"' for n in range(5))
+    session = (
+        Session().prompt("move the tokenizer into public/tokenizer")
+        .edit("next.config.js")
+        .bash("npm run build", "Compiled successfully")
+        .say("Moved.")
+        .prompt("Are you sure the HTML is the issue? That's the only thing that loaded, I "
+                "could see the page.\n\nThis is the full HAR:\n\n{\n  \"log\": {\n"
+                f"{har}\n  }}\n}}")
+        .say("You're right, the HTML loaded but the CSS and JS requests failed.")
+        .edit("next.config.js", "a", "c")
+        .say("Added a rewrite for the assets.")
+    )
+    [report] = found(session.extract(), "bug_note")
+    assert "Are you sure the HTML is the issue" in report and "cannot delete" not in report

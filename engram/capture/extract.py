@@ -391,7 +391,7 @@ class Extractor:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt" or not turn.edited:
                 continue
-            said = lexicon.sentences(prompt.text)
+            said = lexicon.sentences(prompt.prose)
             directive = next((s for s in said if lexicon.DIRECTIVE_RE.search(s.strip())
                               and text_weight(s) <= 120 and rule_type(s) is None), None)
             if directive is None:
@@ -432,7 +432,7 @@ class Extractor:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt" or not previous.edited:
                 continue
-            for sentence in lexicon.sentences(prompt.text):
+            for sentence in lexicon.sentences(prompt.prose):
                 if sentence.endswith(("?", "？")) or text_weight(sentence) < 40 or rule_type(
                     sentence
                 ) is not None or lexicon.PROBLEM_RE.search(sentence):
@@ -556,20 +556,20 @@ class Extractor:
                 continue
             if not previous.edited and lexicon.CORRECTION_RE.match(prompt.text):
                 continue  # a proposal turned down: nothing was built to be broken
-            symptom = next((s for s in lexicon.sentences(prompt.text)
+            symptom = next((s for s in lexicon.sentences(prompt.prose)
                             if lexicon.PROBLEM_RE.search(s) and len(s) >= 15
-                            and rule_type(s) is None), "")
+                            and rule_type(s) is None), "") or pasted_error(prompt.text)
             # The assistant agreeing that what the user saw is wrong ("Right, current_user
             # is useless here"): a report, however the user worded it.
             acknowledged = not symptom and previous.worked and self.acknowledges(turn)
             if acknowledged:
-                symptom = " ".join(lexicon.sentences(prompt.text)[:2])
+                symptom = " ".join(lexicon.sentences(prompt.prose)[:2])
             announced = "" if symptom or acknowledged else self.announced(turn)
             told = previous.closing()
             if not symptom and not announced and not acknowledged and told is not None and (
                 lexicon.DIAGNOSIS_RE.search(told.text[:300])
             ):  # "Aquí hay un problema: …" ends a turn; the next prompt says what to do
-                asked = lexicon.sentences(prompt.text)[0]
+                asked = lexicon.sentences(prompt.prose)[0]
                 self.add(Finding(
                     "bug_note", f"{first_sentences(told.text, MAX_FIX_CHARS)} — {asked}",
                     "announced", at=told.at, files=turn.files(self)[:10],
@@ -577,7 +577,7 @@ class Extractor:
                     importance=0.6, anchor=turn.span()[0]))
                 continue
             if announced:  # what the user saw, and each problem the assistant found in it
-                said = lexicon.sentences(prompt.text)
+                said = lexicon.sentences(prompt.prose)
                 seen = shorten(next((s for s in said if text_weight(s) >= 20), said[0]), 240)
                 for problem in (list_items(announced) or [announced])[:3]:
                     cause = shorten(problem, MAX_FIX_CHARS)
@@ -776,15 +776,15 @@ class Extractor:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt" or not previous.worked:
                 continue
-            said = [s for s in lexicon.sentences(prompt.text) if lexicon.DID_NOT_WORK_RE.search(s)]
+            said = [s for s in lexicon.sentences(prompt.prose) if lexicon.DID_NOT_WORK_RE.search(s)]
             if not said and lexicon.CORRECTION_RE.match(prompt.text) and turn.edited:
-                said = lexicon.sentences(prompt.text)[:1]  # "stop, not through fetch: …"
+                said = lexicon.sentences(prompt.prose)[:1]  # "stop, not through fetch: …"
             # What the user saw, and the assistant giving the approach up because of it
             # ("Virtualize isn't the right tool here"), however the user worded it.
             answer = next((e.text for e in turn.events if e.kind == "text"), "")
             given_up = [s for s in lexicon.sentences(answer) if lexicon.ABANDON_RE.search(s)]
             if not said and given_up and turn.edited:
-                said = lexicon.sentences(prompt.text)[:1] + given_up[:1]
+                said = lexicon.sentences(prompt.prose)[:1] + given_up[:1]
             if not said:
                 continue
             approach = self.last_change_reason(previous) or previous.closing_gist() or gist_of(
@@ -1064,6 +1064,10 @@ class Extractor:
                 continue
             if rules_in(call.feedback, whole=True):
                 continue  # already a rule in the user's words
+            if call.feedback.rstrip().endswith(("?", "？")) or _RECORDING_RE.search(
+                call.command or ""
+            ):  # a question, or "add X first" said to a commit: nothing tried was wrong
+                continue
             intent, _ = self.text_before(call.position)
             approach = gist_of(intent) or f"{call.name} {call.file_path or call.command or ''}"
             content = f"{approach} — rejected by the user: {shorten(call.feedback, 240)}"
@@ -1095,7 +1099,7 @@ class Extractor:
             if prompt is None or prompt.kind != "prompt" or turn.edited:
                 continue
             answer = next((e for e in reversed(turn.events) if e.kind == "text"), None)
-            asked = [s for s in lexicon.sentences(prompt.text)
+            asked = [s for s in lexicon.sentences(prompt.prose)
                      if s.endswith(("?", "？")) or lexicon.WONDER_RE.search(s)]
             if asked and answer is not None and (
                 lexicon.UNDECIDED_RE.search(answer.text) or lexicon.UNCERTAIN_RE.search(answer.text)
@@ -1122,7 +1126,7 @@ class Extractor:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt":
                 continue
-            said = lexicon.sentences(prompt.text)
+            said = lexicon.sentences(prompt.prose)
             for number, sentence in enumerate(said):
                 if not lexicon.HANDOFF_RE.search(sentence) or rule_type(sentence, long_prompt=(
                     len(prompt.text) > 600)) is not None:
@@ -1146,11 +1150,11 @@ class Extractor:
             last = prompts[-1]
             # ... or what they do not know yet ("lo que no sé es si irán en /en/ o en un
             # subdominio, eso está sin decidir")
-            items += [("open_question", s, last.at, -1) for s in lexicon.sentences(last.text)
+            items += [("open_question", s, last.at, -1) for s in lexicon.sentences(last.prose)
                       if (lexicon.UNCERTAIN_RE.search(s) or lexicon.UNDECIDED_RE.search(s))
                       and text_weight(s) >= 30 and rule_type(s) is None
                       and not lexicon.HANDOFF_RE.search(s)]
-            items += [("todo", s, last.at, -1) for s in lexicon.sentences(last.text)
+            items += [("todo", s, last.at, -1) for s in lexicon.sentences(last.prose)
                       if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
                       and len(s) >= 20
                       and not s.endswith(("?", "？")) and rule_type(s) is None]
@@ -1158,7 +1162,7 @@ class Extractor:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt":
                 continue
-            items += [("todo", s, prompt.at, -1) for s in lexicon.sentences(prompt.text)
+            items += [("todo", s, prompt.at, -1) for s in lexicon.sentences(prompt.prose)
                       if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15]
         seen: set[str] = set()
         for kind, text, at, anchor in items[:MAX_TODOS]:
@@ -1227,6 +1231,9 @@ def prepared(failed: str, passed: str) -> bool:
 
 
 # A tool refusing what it was asked for, as not existing in this version or setup.
+# Recording work already done (a commit, a push): stopping one changes what is recorded,
+# not how the work was done.
+_RECORDING_RE = re.compile(r"(^|&&|;)\s*git (commit|push|add|tag)\b")
 # Claude Code's permission system refused the call: it never ran.
 _NOT_ALLOWED_RE = re.compile(
     r"requires approval|haven't granted it yet|was blocked\. For security|"

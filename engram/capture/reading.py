@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from . import lexicon
+from .prose import prose as person_prose
 from .transcript import ToolCall
 
 MAX_RULE_CHARS = 400
@@ -95,8 +96,7 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
     prompt, whose first paragraph states the task ("we need to move to Qt 6"): a need
     there is the work asked for, not a rule, unless more than the need makes it one.
     """
-    prose = _own_words(re.sub(r"```.*?(```|\Z)", "\n\n", text, flags=re.DOTALL))  # pastes aside
-    prose = "\n".join(line for line in prose.splitlines() if not _LOG_LINE_RE.match(line))
+    prose = _own_words(person_prose(text))
     long_prompt = len(prose) > LONG_PROMPT_CHARS
     found: list[tuple[str, str]] = []
     for number, paragraph in enumerate(re.split(r"\n\s*\n", prose)):
@@ -158,12 +158,6 @@ def _own_words(prose: str) -> str:
             return "\n\n".join(paragraphs[:number + 1])
     return prose
 
-
-# A line of a log pasted without fences: indented output (not an indented list item), a
-# report banner, a timestamp, a stack frame. Nobody states a rule in one.
-_LOG_LINE_RE = re.compile(
-    r"^(\s{2,}|\t)(?![-*•]|\d+[.)]\s)\S|^\s*(=[A-Z]|\[\d|\d{4}-\d\d-\d\d[ T]\d|\d\d:\d\d:\d\d|"
-    r"at [\w.$]+\(|File \")")
 
 
 def reasoning(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[str, int]:

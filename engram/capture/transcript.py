@@ -14,6 +14,7 @@ result beside them in `toolUseResult`.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..text.prompt import persons_words
+from .prose import prose
 
 MAX_TRANSCRIPT_BYTES = 64_000_000  # beyond this, the newest part of the session is read
 MAX_LINE_BYTES = 8_000_000
@@ -98,6 +100,11 @@ class Event:
     at: str | None = None
     text: str = ""
     tool: ToolCall | None = None
+
+    @functools.cached_property
+    def prose(self) -> str:
+        """The text without what was pasted into it (capture/prose.py)."""
+        return prose(self.text)
 
 
 @dataclass
@@ -227,6 +234,25 @@ def close_with(session: Session, last_message: Any) -> None:
     session.events.append(Event("text", len(session.events), None, text))
 
 
+# What a tool or Claude Code says when something fails, as against a person's sentence.
+_TOOL_SPEAK_RE = re.compile(
+    r"\b(error|fatal|failed|failure|not found|no such|denied|cannot|can't access|refused|"
+    r"warning|exception|traceback|timed out|requires approval|blocked|permission|invalid|"
+    r"unknown|usage:|exit code)\b|^\s*[\[(<{>$#/.~]|\w+\.\w+:\d+|[│├└]", re.IGNORECASE)
+_PERSON_RE = re.compile(r"\b(i|we|you|let's|lets|please|pls|wait|don't|do not|no,|instead)\b|\?$",
+                        re.IGNORECASE)
+
+
+def _said_instead(text: str, structured: Any) -> bool:
+    """A refused call whose whole result is what the person typed instead ("please add
+    transformer.js too first"): the VS Code extension records a refusal with a message as
+    the tool's error, with none of the CLI's "The user doesn't want to proceed" wording."""
+    line = text.strip()
+    return (isinstance(structured, str) and structured.strip() == f"Error: {line}"
+            and 0 < len(line) <= 600 and "\n" not in line
+            and bool(_PERSON_RE.search(line)) and not _TOOL_SPEAK_RE.search(line))
+
+
 def parse_entries(entries: list[dict[str, Any]]) -> Session:
     """The same, from entries already in memory (tests, replays)."""
     session = Session()
@@ -354,6 +380,9 @@ class _Parser:
             said = _REJECT_FEEDBACK_RE.search(text)
             if said and not said.group(1).startswith(_CLARIFY_PREFIX):
                 call.feedback = said.group(1).strip()[:2000]
+        elif call.failed and _said_instead(text, structured):
+            call.rejected = True  # the IDE extension's way: the person's words, nothing else
+            call.feedback = text.strip()
         if INTERRUPT_RE.match(text.strip()):
             call.interrupted = call.failed = True
         if isinstance(structured, dict) and structured.get("interrupted") is True:
