@@ -570,11 +570,22 @@ class SQLiteStore(LedgerMethods):
             self._build_ann(index)
         elif mode == "background" and not (self._ann_thread and self._ann_thread.is_alive()):
             self._ann_thread = threading.Thread(
-                target=self._build_ann, args=(index,), name="engram-ann-build", daemon=True)
+                target=self._build_ann_quietly, args=(index,), name="engram-ann-build",
+                daemon=True)
             self._ann_thread.start()
 
     def _ann_path(self) -> Path | None:
         return None if self.path == ":memory:" else Path(f"{self.path}.ann")
+
+    def _build_ann_quietly(self, index: VectorIndex) -> None:
+        """`_build_ann` on a thread: a failure (the store closed meanwhile, a full disk)
+        leaves the searches exact, and a later search tries again."""
+        import logging
+
+        try:
+            self._build_ann(index)
+        except Exception as exc:  # noqa: BLE001 -- never kill the server for an index
+            logging.getLogger("engram.store").warning("approximate lists not built: %s", exc)
 
     def _build_ann(self, index: VectorIndex) -> None:
         """Build lists over the index's rows, then adopt and save them.
@@ -587,14 +598,11 @@ class SQLiteStore(LedgerMethods):
 
         with self._lock:
             positions = index.live_positions()
-            seq, size = self._index_seq, index.size
+            seq, size, generation = self._index_seq, index.size, index.generation
         lists = AnnLists.build(positions, index.vectors, seq, size)
         with self._lock:
-            if self._index is not index:  # cleared, rolled back or re-embedded meanwhile
-                return
-            if lists.members is not None and len(lists.members) and \
-                    int(lists.members.max()) >= index.size:
-                return  # cannot happen: positions only grow
+            if self._index is not index or index.generation != generation:
+                return  # cleared, re-embedded or reordered meanwhile: the positions are void
             index.adopt(lists)
             index.mark_fresh([r for (r,) in self._db.execute(
                 "SELECT rowid FROM memories WHERE seq > ?", (seq,)

@@ -166,6 +166,8 @@ class VectorIndex:
         self.ann: AnnLists | None = None
         #: Searches read the rows outside the owner's lock; `adopt` moves them.
         self.lock = ReadWriteLock()
+        #: Times the rows were reordered: a build's positions are void after another.
+        self.generation = 0
         self._alloc(max(1024, capacity))
 
     def _alloc(self, capacity: int) -> None:
@@ -317,6 +319,7 @@ class VectorIndex:
             lists.built = len(members)
             lists.fresh.clear()
             self.ann = lists
+            self.generation += 1
 
     def position_rowids(self) -> np.ndarray:
         """The rowid at each position (-1: removed)."""
