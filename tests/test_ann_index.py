@@ -48,6 +48,8 @@ def test_the_ann_module_then_the_embedder_in_a_fresh_process_does_not_crash():
         "from engram.store.sqlite import ann_index\n"
         "v = np.eye(8, dtype=np.float32)\n"
         "ann_index.AnnLists.build(np.arange(8), v, 0, 8, lists=2)\n"
+        "if ann_index._numkong() is not None:\n"
+        "    ann_index.dots(v.astype(np.float16), v[0])\n"
         "from engram.embedders.bundled import BundledEmbedder\n"
         "print(len(BundledEmbedder().embed_query('postgres pool')))\n"
     )
@@ -172,10 +174,14 @@ def test_every_hit_is_scored_exactly_masked_and_fresh_rows_are_always_scanned(
             query = mem.embedder.embed_query(q)
             for f in FILTERS:
                 hits = store.vector_search(query, f, 10)
-                vectors = store._index.vectors_of([h.memory_id for h in hits])
+                index = store._index
+                vectors = index.vectors_of([h.memory_id for h in hits])
                 for h in hits:
+                    row = vectors[h.memory_id].astype(index.dtype)[None, :]
+                    assert h.score == pytest.approx(float(ann_index.dots(row, query)[0]),
+                                                    abs=1e-6)  # the index's own kernel
                     assert h.score == pytest.approx(float(vectors[h.memory_id] @ query),
-                                                    abs=1e-6)
+                                                    abs=1e-3)
                     memory = mem.get(h.memory_id)
                     assert memory.status in f.statuses
                     assert not f.types or memory.type in f.types
@@ -469,3 +475,33 @@ def test_rows_are_permuted_in_place(seed):
     want = matrix[source]
     ann_index.permute_rows(matrix, source, chunk=7)
     assert np.array_equal(matrix, want)
+
+
+@pytest.mark.skipif(ann_index._numkong() is None, reason="NumKong not installed")
+def test_float16_rows_with_numkong_halve_the_matrix_and_probing_every_list_is_exact(
+    mem, store_path, monkeypatch, every_list
+):
+    _fill(mem)
+    monkeypatch.setenv("ENGRAM_VECTORS_F16", "0")
+    store = SQLiteStore(store_path)
+    try:
+        wide = store._sync_index()
+        assert wide.dtype == np.float32
+        wide_bytes = wide.vectors[: wide.size].nbytes
+    finally:
+        store.close()
+    monkeypatch.setenv("ENGRAM_VECTORS_F16", "1")
+    found, store = _lists(store_path, mem)
+    try:
+        index = store._index
+        assert index.vectors.dtype == np.float16
+        assert index.vectors[: index.size].nbytes * 2 == wide_bytes
+        assert found == _exact(store_path, mem, monkeypatch)  # float16 there too
+        rows = index.vectors[:5]
+        query = mem.embedder.embed_query(QUERIES[0])
+        assert np.allclose(ann_index.dots(rows, query),
+                           rows.astype(np.float32) @ query, atol=1e-3)
+        batch = np.stack([query, -query], axis=1)
+        assert ann_index.dots(rows, batch).shape == (5, 2)
+    finally:
+        store.close()

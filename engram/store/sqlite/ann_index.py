@@ -32,9 +32,12 @@ in f32 reached 0.999, but built 100K rows in 423 s on this machine (the lists: ~
 usearch imported before onnxruntime crashes the process. The lists reach the same
 recall, need no dependency and are deterministic for a seed (RESULTS.md, "ann").
 
-Float32, not float16: the store keeps float16, but numpy 2.4 here converts float16 to
-float32 at ~1 ns an element with no SIMD (63K probed rows: 59 ms to convert against 8.7 ms
-to score), so a float16 matrix would cost each search 7x its scoring (RESULTS.md, "ann").
+Float16 rows when NumKong is installed (`engram-recall[scale]`): the store keeps float16
+already, so a large index holds its rows as they are stored, half the float32 matrix
+(732 MB instead of 1,465 MB at 1M), and scores them with NumKong's float16 kernels
+(float32 sums; the query rounded to float16, scores within ~1e-4 of float32). Numpy alone
+cannot: it converts float16 at ~1 ns an element with no SIMD (63K probed rows: 59 ms to
+convert against 8.7 ms to score in float32), so without NumKong the rows stay float32.
 
 The lists are saved beside the database (`<db>.ann` + `<db>.ann.json`) as rowids with
 the store's change number; a file that does not match, or does not load, is rebuilt.
@@ -46,7 +49,9 @@ import io
 import json
 import math
 import os
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -117,6 +122,45 @@ def ann_min_rows() -> int:
     return value if value > 0 else 2**62
 
 
+@cache
+def _numkong() -> Any:
+    """NumKong's module, or None (not installed)."""
+    try:
+        import numkong
+    except ImportError:
+        return None
+    return numkong
+
+
+def half_rows(rows: int) -> bool:
+    """Whether an index loaded with `rows` rows keeps them in float16 (NumKong's kernels):
+    from `ENGRAM_VECTORS_F16` rows (default DEFAULT_MIN_ROWS; 0: never). Smaller stores keep
+    float32, numpy's BLAS being as fast there and their memory small."""
+    raw = os.environ.get("ENGRAM_VECTORS_F16", "")
+    try:
+        least = int(raw) if raw else DEFAULT_MIN_ROWS
+    except ValueError:
+        least = DEFAULT_MIN_ROWS
+    return 0 < least <= rows and _numkong() is not None
+
+
+def dots(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """`rows @ query` in float32 (query: a vector, or one column per query), whatever the
+    rows' dtype: float16 rows go through NumKong, never through numpy's float16."""
+    if rows.dtype != np.float16:
+        return rows @ query
+    wide = query.ndim == 2
+    if not len(rows):
+        return np.empty((0, query.shape[1]) if wide else 0, dtype=np.float32)
+    kernels = _numkong()
+    if kernels is None:  # cannot happen: float16 rows are kept only with NumKong
+        return rows.astype(np.float32) @ query
+    packed = kernels.dots_pack(np.ascontiguousarray(query.T if wide else query[None, :],
+                                                    dtype=np.float16))
+    out = np.asarray(kernels.dots_packed(rows, packed))
+    return out if wide else out[:, 0]
+
+
 def _nearest(matrix: np.ndarray, centroids: np.ndarray, positions: np.ndarray | None = None,
              chunk: int = 8192) -> np.ndarray:
     """The best-scoring centroid of each row (of `matrix[positions]`), in chunks: 1M x
@@ -126,7 +170,7 @@ def _nearest(matrix: np.ndarray, centroids: np.ndarray, positions: np.ndarray | 
     for start in range(0, count, chunk):
         rows = (matrix[start : start + chunk] if positions is None
                 else matrix[positions[start : start + chunk]])
-        out[start : start + chunk] = np.argmax(rows @ centroids.T, 1)
+        out[start : start + chunk] = np.argmax(dots(rows, centroids.T), 1)
     return out
 
 
@@ -138,7 +182,7 @@ def train(vectors: np.ndarray, lists: int, seed: int = SEED,
     count = len(vectors) if positions is None else len(positions)
     size = min(count, max(MIN_SAMPLE, SAMPLE_PER_LIST * lists))
     chosen = np.sort(rng.choice(count, size, replace=False))
-    sample = vectors[chosen if positions is None else positions[chosen]]
+    sample = vectors[chosen if positions is None else positions[chosen]].astype(np.float32)
     centroids = sample[rng.choice(size, lists, replace=False)].copy()
     for _ in range(ITERATIONS):
         assign = _nearest(sample, centroids)
@@ -307,9 +351,9 @@ class AnnLists:
         runs = zip(starts[np.r_[0, breaks]].tolist(), ends[np.r_[breaks - 1, -1]].tolist(),
                    strict=True)
         spans = [(a, min(b, built)) for a, b in runs if min(b, built) > a]
-        parts = [(np.arange(a, b), matrix[a:b] @ query) for a, b in spans]
+        parts = [(np.arange(a, b), dots(matrix[a:b], query)) for a, b in spans]
         if built < n:  # appended since the build: one contiguous product
-            parts.append((np.arange(built, n), matrix[built:n] @ query))
+            parts.append((np.arange(built, n), dots(matrix[built:n], query)))
         fresh = np.unique(np.asarray(self.fresh[:], dtype=np.int64))
         fresh = fresh[fresh < built]
         if len(fresh):  # rewritten in place: scored wherever the lists filed them
@@ -317,7 +361,7 @@ class AnnLists:
             probed[nearest] = True
             fresh = fresh[~probed[np.searchsorted(self.starts, fresh, side="right") - 1]]
             if len(fresh):
-                parts.append((fresh, matrix[fresh] @ query))
+                parts.append((fresh, dots(matrix[fresh], query)))
         if not parts:
             return np.empty(0, np.int64), np.empty(0, np.float32)
         positions = np.concatenate([p for p, _ in parts])

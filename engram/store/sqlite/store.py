@@ -513,8 +513,11 @@ class SQLiteStore(LedgerMethods):
                 top = self._db.execute("SELECT MAX(rowid) FROM vectors").fetchone()[0] or 0
                 # Room to grow: untouched rows cost no memory (zero pages), where growing
                 # a full 1M-row matrix copies it (1.5 GB more, the old peak at 1M).
+                from .ann_index import half_rows
+
                 index = self._index = VectorIndex(len(rows[0][1]) // 2,
-                                                  capacity=top + top // 8)
+                                                  capacity=top + top // 8,
+                                                  half=half_rows(top))
             usable = [r for r in rows if len(r[1]) == 2 * index.dim]
             if not usable:
                 continue
@@ -522,7 +525,7 @@ class SQLiteStore(LedgerMethods):
             index.put_many(
                 [r[0] for r in usable],
                 [r[7] for r in usable],
-                vectors.reshape(len(usable), index.dim).astype(np.float32),
+                vectors.reshape(len(usable), index.dim).astype(index.dtype),
                 [r[2] for r in usable],
                 [r[3] for r in usable],
                 [r[4] for r in usable],

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .ann_index import GATHER_COST, AnnLists, permute_rows
+from .ann_index import GATHER_COST, AnnLists, dots, permute_rows
 
 STATUS_CODES = {"active": 0, "superseded": 1, "archived": 2, "deleted": 3}
 #: Below this many rows, a busy machine scores the index on one BLAS thread: when every
@@ -79,6 +79,8 @@ def _scores(
     ``one_thread`` overrides that rule. Restores the default count afterwards, so
     concurrent callers cannot leave the process single-threaded.
     """
+    if vectors.dtype == np.float16:
+        return dots(vectors, query)  # NumKong: one thread
     if one_thread is None:
         one_thread = len(vectors) < SINGLE_THREAD_ROWS and _cores_busy()
     return _one_thread(np.matmul, vectors, query) if one_thread else vectors @ query
@@ -155,8 +157,10 @@ class IndexRow:
 class VectorIndex:
     """Rows live in growable arrays; a removed row is only masked, then compacted lazily."""
 
-    def __init__(self, dim: int, capacity: int = 1024) -> None:
+    def __init__(self, dim: int, capacity: int = 1024, half: bool = False) -> None:
         self.dim = dim
+        #: float16 rows (a large store with NumKong: `ann_index.half_rows`), else float32.
+        self.dtype = np.dtype(np.float16 if half else np.float32)
         self._positions: dict[int, int] = {}
         self._by_id: dict[str, int] = {}
         self._projects: dict[str, int] = {}
@@ -172,7 +176,7 @@ class VectorIndex:
 
     def _alloc(self, capacity: int) -> None:
         old = self._size
-        vectors = np.zeros((capacity, self.dim), dtype=np.float32)
+        vectors = np.zeros((capacity, self.dim), dtype=self.dtype)
         rowids = np.full(capacity, -1, dtype=np.int64)
         # Memory ids beside the rowids: a search answers without an SQL id lookup.
         memory_ids = np.full(capacity, None, dtype=object)
@@ -340,7 +344,7 @@ class VectorIndex:
         for memory_id in memory_ids:
             position = self._by_id.get(memory_id)
             if position is not None:
-                found[memory_id] = self.vectors[position].copy()
+                found[memory_id] = self.vectors[position].astype(np.float32)
         return found
 
     def nearest_in_projects(
