@@ -46,11 +46,13 @@ from .synthetic import Generator
 
 REPO = Path(__file__).resolve().parent.parent
 TARGETS = {
-    "warm_p50_ms": {10_000: 10.0, 100_000: 40.0},
+    "warm_p50_ms": {10_000: 10.0, 100_000: 40.0, 1_000_000: 20.0},
     "hook_over_python_ms": {10_000: 60.0},
     "ingest_per_s": 200.0,
+    "ingest_per_s_at": {1_000_000: 300.0},  # the issue's "1M and beyond" target
     "bytes_per_memory": {100_000: 4096},
     "cold_cli_worker_ms": 200.0,
+    "peak_rss_mb": {1_000_000: 1536.0},
 }
 POOL = 2000
 
@@ -243,6 +245,13 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         t0 = time.perf_counter()
         mem.store.vectors_of([])
         result["index_load_s"] = round(time.perf_counter() - t0, 2)
+        # The fill stands in for a bulk import, which builds a large SQLite store's
+        # approximate lists before it returns (engram/store/sqlite/ann_index.py).
+        build = getattr(mem.store, "build_vector_lists", None)
+        if build is not None:
+            t0 = time.perf_counter()
+            result["vector_lists"] = build()
+            result["lists_build_s"] = round(time.perf_counter() - t0, 1)
         result["settled_s"] = _settle(settle)
         if store_sample:
             from engram.service.records import embedding_text, prepare
@@ -283,6 +292,8 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
                 times.append((time.perf_counter() - t0) * 1000)
             result[f"{label}_p50_ms"] = round(percentile(times, 50), 2)
             result[f"{label}_p95_ms"] = round(percentile(times, 95), 2)
+        if result.get("vector_lists"):
+            result.update(_lists_recall(mem, query_texts[:50]))
         if server:
             result["hnsw_recall_at_10"] = hnsw_recall(mem, query_texts[:50])
             result["bytes_per_memory"] = round(mem.stats()["size_bytes"]
@@ -320,6 +331,44 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return result
+
+
+def _lists_recall(mem: Any, queries: list[str], k: int = 10) -> dict[str, Any]:
+    """Recall@k of the approximate lists against the exact scan of the same index (the
+    store's vector search, unfiltered and in the biggest project), with both p50s."""
+    import numpy as np
+
+    from engram.store.base import Filters
+
+    store = mem.store
+    by_project = store.stats().get("by_project") or {}
+    top = max((p for p in by_project if p != "(global)"), key=by_project.get, default=None)
+    out: dict[str, Any] = {}
+    for label, filters in (("", Filters()), ("_project", Filters(project=top))):
+        found = total = 0
+        lists_ms, exact_ms = [], []
+        for text in queries:
+            query = mem.embedder.embed_query(text)
+            t0 = time.perf_counter()
+            approx = {c.memory_id for c in store.vector_search(query, filters, k)}
+            lists_ms.append((time.perf_counter() - t0) * 1000)
+            with store._lock:
+                index = store._index
+                mask = index.mask(filters.statuses, filters.project, filters.include_global,
+                                  filters.types, None, None)
+                lists, index.ann = index.ann, None
+                try:
+                    t0 = time.perf_counter()
+                    exact = {h[1] for h in index.search(query.astype(np.float32), mask, k)}
+                    exact_ms.append((time.perf_counter() - t0) * 1000)
+                finally:
+                    index.ann = lists
+            found += len(approx & exact)
+            total += len(exact)
+        out[f"lists_recall_at_10{label}"] = round(found / max(total, 1), 4)
+        out[f"lists_vector_p50_ms{label}"] = round(percentile(lists_ms, 50), 2)
+        out[f"exact_vector_p50_ms{label}"] = round(percentile(exact_ms, 50), 2)
+    return out
 
 
 #: Timed phases start once the 1-minute load average is below this (or after --settle s).
@@ -576,8 +625,21 @@ def _verdicts(row: dict[str, Any]) -> list[str]:
         over = row["hook_ms"] - row["python_ms"]
         notes.append(f"hook {'ok' if over <= hook_target else 'MISSED'} "
                      f"(+{over:.0f} ms, target ≤ +{hook_target:g} ms)")
-    notes.append(f"ingest {'ok' if row['ingest_per_s'] >= TARGETS['ingest_per_s'] else 'MISSED'}"
-                 f" (target ≥ {TARGETS['ingest_per_s']:g}/s)")
+    ingest = TARGETS["ingest_per_s_at"].get(size, TARGETS["ingest_per_s"])  # type: ignore[union-attr]
+    notes.append(f"ingest {'ok' if row['ingest_per_s'] >= ingest else 'MISSED'}"
+                 f" (target ≥ {ingest:g}/s)")
+    rss_target = TARGETS["peak_rss_mb"].get(size)  # type: ignore[union-attr]
+    if rss_target is not None:
+        notes.append(f"peak RSS {'ok' if row['peak_rss_mb'] <= rss_target else 'MISSED'}"
+                     f" ({row['peak_rss_mb']:.0f} MB, target ≤ {rss_target:g} MB)")
+    if row.get("vector_lists"):
+        notes.append(f"approximate vector lists in use (built in {row['lists_build_s']} s)")
+    recall = row.get("lists_recall_at_10")
+    if isinstance(recall, float):
+        notes.append(f"lists recall@10 {'ok' if recall >= 0.98 else 'MISSED'} ({recall:.3f}"
+                     f" unfiltered, {row.get('lists_recall_at_10_project', 0):.3f} in a project;"
+                     f" target ≥ 0.98; vector search p50 {row.get('lists_vector_p50_ms')} ms"
+                     f" against {row.get('exact_vector_p50_ms')} ms exact)")
     disk_target = TARGETS["bytes_per_memory"].get(size)  # type: ignore[union-attr]
     if disk_target is not None:
         notes.append(f"disk {'ok' if row['bytes_per_memory'] <= disk_target else 'MISSED'}"

@@ -31,6 +31,17 @@ class Clock:
         self.now += timedelta(**delta)
 
 
+@pytest.fixture(autouse=True)
+def _ann_build_mode_restored():
+    """A test that starts a server (`serve_long`, the worker) turns on background builds
+    of the approximate vector lists for the process: the next test starts as a CLI does."""
+    from engram.store.sqlite import ann_index
+
+    saved = ann_index.build_mode()
+    yield
+    ann_index.set_build_mode(saved)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_engram_home(tmp_path_factory: pytest.TempPathFactory):
     """In-process code under test never writes to the real ~/.engram.

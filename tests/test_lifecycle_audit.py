@@ -99,8 +99,12 @@ def test_a_servers_recall_audit_is_written_after_the_reply_and_drained_on_exit(l
     """MCP and REST servers answer first and audit after, a batch a second: no audit
     write sits before a reply, and closing the server (a clean exit) writes every recall
     still queued."""
+    from engram.store.sqlite import ann_index
+
     seed(lc)
+    assert ann_index.build_mode() == "never"  # a CLI never builds the vector lists
     backlog = lc.lifecycle.serve_long()
+    assert ann_index.build_mode() == "background"  # a server builds them on a thread
     backlog.delay = 60.0  # a batch that would wait a minute: nothing written meanwhile
     try:
         for _ in range(3):

@@ -527,6 +527,7 @@ class Engram:
             done += len(chunk)
             if progress:
                 progress(done, len(memories))
+        importing.build_vector_lists(self, done)
         return done
 
     # --- lifecycle (engram.lifecycle) ---------------------------------------------------

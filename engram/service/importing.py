@@ -99,7 +99,16 @@ def import_records(service: Engram, records: Iterable[tuple[int, Any]],
         finally:
             for job in queued:
                 job.cancel()
+    build_vector_lists(service, result.imported)
     return result
+
+
+def build_vector_lists(service: Engram, written: int) -> None:
+    """A bulk write (an import, a reindex) builds a large SQLite store's approximate
+    lists now, in the process that wrote, rather than leaving the build to a search."""
+    build = getattr(service.store, "build_vector_lists", None)
+    if build is not None and written and service.embedder is not None:
+        build(written)
 
 
 class _Batch:

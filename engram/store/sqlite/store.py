@@ -109,6 +109,7 @@ class SQLiteStore(LedgerMethods):
         self._index: VectorIndex | None = None
         self._index_seq = 0
         self._data_version = -1
+        self._ann_thread: threading.Thread | None = None  # building the lists, if any
 
     # --- plumbing ---------------------------------------------------------------------
 
@@ -510,7 +511,13 @@ class SQLiteStore(LedgerMethods):
         while rows := cursor.fetchmany(SYNC_BATCH):
             if index is None:
                 top = self._db.execute("SELECT MAX(rowid) FROM vectors").fetchone()[0] or 0
-                index = self._index = VectorIndex(len(rows[0][1]) // 2, capacity=top)
+                # Room to grow: untouched rows cost no memory (zero pages), where growing
+                # a full 1M-row matrix copies it (1.5 GB more, the old peak at 1M).
+                from .ann_index import half_rows
+
+                index = self._index = VectorIndex(len(rows[0][1]) // 2,
+                                                  capacity=top + top // 8,
+                                                  half=half_rows(top))
             usable = [r for r in rows if len(r[1]) == 2 * index.dim]
             if not usable:
                 continue
@@ -518,7 +525,7 @@ class SQLiteStore(LedgerMethods):
             index.put_many(
                 [r[0] for r in usable],
                 [r[7] for r in usable],
-                vectors.reshape(len(usable), index.dim).astype(np.float32),
+                vectors.reshape(len(usable), index.dim).astype(index.dtype),
                 [r[2] for r in usable],
                 [r[3] for r in usable],
                 [r[4] for r in usable],
@@ -539,34 +546,90 @@ class SQLiteStore(LedgerMethods):
             self._sync_ann(index)
         return index
 
-    def _sync_ann(self, index: VectorIndex) -> None:
-        """Give a large index its lists: the saved ones if intact, else a fresh build.
+    def _sync_ann(self, index: VectorIndex, mode: str | None = None) -> None:
+        """Give a large index its lists: the saved ones if intact, else a build -- on a
+        thread, inline or not at all, as `mode` (default: the process's) says.
 
-        Small stores stay on the exact scan.
+        Small stores stay on the exact scan. Until lists are adopted, searches are exact.
         """
-        from .ann_index import AnnLists, ann_min_rows
+        from .ann_index import AnnLists, ann_min_rows, build_mode
 
         if len(index) < ann_min_rows():
-            index.ann = None
-            return
+            return  # lists once adopted stay: they hold every row, fresh ones scanned
         if index.ann is not None and not index.ann.stale(index.size):
             return
-        path = None if self.path == ":memory:" else Path(f"{self.path}.ann")
+        path = self._ann_path()
         if index.ann is None and path is not None:
             lists = AnnLists.load(path, index.dim, self._index_seq, index.position_rowids())
             if lists is not None:
-                index.ann = lists.pack(index.vectors)
+                index.adopt(lists)
                 index.mark_fresh([r for (r,) in self._db.execute(
                     "SELECT rowid FROM memories WHERE seq > ?", (lists.seq,)
                 )])
                 if not lists.stale(index.size):
                     return
-        # The live rows' copy is dropped before the lists copy their rows (`pack`).
-        lists = AnnLists.build(*index.live_rows(), self._index_seq, index.size)
-        index.ann = lists.pack(index.vectors)
+        mode = mode or build_mode()
+        if mode == "inline":
+            self._build_ann(index)
+        elif mode == "background" and not (self._ann_thread and self._ann_thread.is_alive()):
+            self._ann_thread = threading.Thread(
+                target=self._build_ann_quietly, args=(index,), name="engram-ann-build",
+                daemon=True)
+            self._ann_thread.start()
+
+    def _ann_path(self) -> Path | None:
+        return None if self.path == ":memory:" else Path(f"{self.path}.ann")
+
+    def _build_ann_quietly(self, index: VectorIndex) -> None:
+        """`_build_ann` on a thread: a failure (the store closed meanwhile, a full disk)
+        leaves the searches exact, and a later search tries again."""
+        import logging
+
+        try:
+            self._build_ann(index)
+        except Exception as exc:  # noqa: BLE001 -- never kill the server for an index
+            logging.getLogger("engram.store").warning("approximate lists not built: %s", exc)
+
+    def _build_ann(self, index: VectorIndex) -> None:
+        """Build lists over the index's rows, then adopt and save them.
+
+        The k-means and the filing (seconds at 100K, minutes at 1M) read the matrix
+        without the store's lock, so on a thread searches and writes go on (exactly);
+        rows written meanwhile are marked fresh when the lists are adopted, under the lock.
+        """
+        from .ann_index import AnnLists
+
+        with self._lock:
+            positions = index.live_positions()
+            seq, size, generation = self._index_seq, index.size, index.generation
+        lists = AnnLists.build(positions, index.vectors, seq, size)
+        with self._lock:
+            if self._index is not index or index.generation != generation:
+                return  # cleared, re-embedded or reordered meanwhile: the positions are void
+            index.adopt(lists)
+            index.mark_fresh([r for (r,) in self._db.execute(
+                "SELECT rowid FROM memories WHERE seq > ?", (seq,)
+            )])
+            rowids = index.position_rowids()[: lists.built].copy()
+        path = self._ann_path()
         if path is not None:
             with suppress(OSError):  # a read-only folder: the lists live in memory only
-                index.ann.save(path, index.position_rowids())
+                lists.save(path, rowids)
+
+    def build_vector_lists(self, written: int | None = None) -> bool:
+        """Build (or load) the approximate lists now if the store is large enough and has
+        none usable: `engram reindex` and bulk imports call this. `written`: rows the
+        caller just wrote; fewer than the lists' rebuild share of the store (a small
+        import) leave the build to a long-running process. True: lists in use."""
+        from .ann_index import REBUILD_FRACTION
+
+        with self._lock:
+            index = self._sync_index()
+            if index is None:
+                return False
+            if written is None or written >= REBUILD_FRACTION * len(index):
+                self._sync_ann(index, "inline")
+            return index.ann is not None
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
         import numpy as np
@@ -591,9 +654,14 @@ class SQLiteStore(LedgerMethods):
                 or filters.ids is not None
                 or filters.viewer is not None
             )
+            index.lock.acquire_read()  # the mask's positions stay the rows' until it ends
         # Scored outside the lock (numpy releases the GIL): a keyword search on another
         # thread, e.g. the same hybrid search's keyword pool, runs meanwhile.
-        hits = index.search(query.astype(np.float32), mask, limit * 4 if needs_sql else limit)
+        try:
+            hits = index.search(query.astype(np.float32), mask,
+                                limit * 4 if needs_sql else limit)
+        finally:
+            index.lock.release_read()
         if not needs_sql:  # the mask applied every filter: no SQL round trip
             return [Candidate(memory_id, score) for _rowid, memory_id, score in hits]
         if not hits:

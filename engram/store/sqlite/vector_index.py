@@ -11,15 +11,17 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from .ann_index import AnnLists
+from .ann_index import GATHER_COST, AnnLists, dots, permute_rows
 
 STATUS_CODES = {"active": 0, "superseded": 1, "archived": 2, "deleted": 3}
 #: Below this many rows, a busy machine scores the index on one BLAS thread: when every
@@ -77,6 +79,8 @@ def _scores(
     ``one_thread`` overrides that rule. Restores the default count afterwards, so
     concurrent callers cannot leave the process single-threaded.
     """
+    if vectors.dtype == np.float16:
+        return dots(vectors, query)  # NumKong: one thread
     if one_thread is None:
         one_thread = len(vectors) < SINGLE_THREAD_ROWS and _cores_busy()
     return _one_thread(np.matmul, vectors, query) if one_thread else vectors @ query
@@ -97,6 +101,48 @@ def _one_thread(call: Callable[..., Any], *args: Any) -> Any:
         setter(default)
 
 
+class ReadWriteLock:
+    """Many searches at once, or one reordering of the rows (`VectorIndex.adopt`)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writing = False
+
+    def acquire_read(self) -> None:
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            self._readers += 1
+
+    def release_read(self) -> None:
+        with self._cond:
+            self._readers -= 1
+            if not self._readers:
+                self._cond.notify_all()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        self.acquire_read()
+        try:
+            yield
+        finally:
+            self.release_read()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        with self._cond:
+            while self._writing or self._readers:
+                self._cond.wait()
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
 @dataclass
 class IndexRow:
     rowid: int
@@ -111,20 +157,26 @@ class IndexRow:
 class VectorIndex:
     """Rows live in growable arrays; a removed row is only masked, then compacted lazily."""
 
-    def __init__(self, dim: int, capacity: int = 1024) -> None:
+    def __init__(self, dim: int, capacity: int = 1024, half: bool = False) -> None:
         self.dim = dim
+        #: float16 rows (a large store with NumKong: `ann_index.half_rows`), else float32.
+        self.dtype = np.dtype(np.float16 if half else np.float32)
         self._positions: dict[int, int] = {}
         self._by_id: dict[str, int] = {}
         self._projects: dict[str, int] = {}
         self._types: dict[str, int] = {}
         self._size = 0
-        #: Set by the owner on large stores: narrows the scan to the nearest lists.
+        #: Set by `adopt` on large stores: narrows the scan to the nearest lists.
         self.ann: AnnLists | None = None
+        #: Searches read the rows outside the owner's lock; `adopt` moves them.
+        self.lock = ReadWriteLock()
+        #: Times the rows were reordered: a build's positions are void after another.
+        self.generation = 0
         self._alloc(max(1024, capacity))
 
     def _alloc(self, capacity: int) -> None:
         old = self._size
-        vectors = np.zeros((capacity, self.dim), dtype=np.float32)
+        vectors = np.zeros((capacity, self.dim), dtype=self.dtype)
         rowids = np.full(capacity, -1, dtype=np.int64)
         # Memory ids beside the rowids: a search answers without an SQL id lookup.
         memory_ids = np.full(capacity, None, dtype=object)
@@ -227,11 +279,51 @@ class VectorIndex:
         """Positions used so far, removed rows included."""
         return self._size
 
-    def live_rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """(positions, vectors) of every row held, whatever its status: the lists' input."""
-        n = self._size
-        live = np.flatnonzero(self.rowids[:n] >= 0)
-        return live, self.vectors[live]
+    def live_positions(self) -> np.ndarray:
+        """Positions of every row held, whatever its status: the lists' input."""
+        return np.flatnonzero(self.rowids[: self._size] >= 0)
+
+    def adopt(self, lists: AnnLists) -> None:
+        """Move the rows into `lists`' order, in place, and search through them.
+
+        The lists' members come first, list by list; rows the lists do not hold (appended
+        or missing from a loaded file) follow, and are scanned exactly; removed rows are
+        dropped. One matrix throughout: the vectors are permuted in place (a copy of a
+        1M-row matrix is 1.5 GB), the small per-row arrays copied. The owner holds its
+        lock (no writes); searches wait on `self.lock` (1.8 s for 1M float32 rows).
+        """
+        assert lists.members is not None, "lists adopted twice"
+        with self.lock.writing():
+            n = self._size
+            members = lists.members[lists.members < n]
+            if len(members) != len(lists.members):  # cannot happen: positions only grow
+                raise ValueError("lists hold positions the index does not")
+            held = np.zeros(n, dtype=bool)
+            held[members] = True
+            live = self.rowids[:n] >= 0
+            rest = np.flatnonzero(~held & live)
+            dropped = np.flatnonzero(~held & ~live)
+            source = np.concatenate([members, rest, dropped])
+            permute_rows(self.vectors[:n], source)
+            for name in ("rowids", "memory_ids", "status", "project", "kind", "when"):
+                column = getattr(self, name)
+                column[:n] = column[:n][source]
+            size = len(members) + len(rest)
+            tail = slice(size, n)
+            self.vectors[tail] = 0
+            self.rowids[tail] = -1
+            self.memory_ids[tail] = None
+            self.status[tail] = -1
+            self._size = size
+            rowids = self.rowids[:size]
+            kept = np.flatnonzero(rowids >= 0)
+            self._positions = dict(zip(rowids[kept].tolist(), kept.tolist(), strict=True))
+            self._by_id = dict(zip(self.memory_ids[kept].tolist(), kept.tolist(), strict=True))
+            lists.members = None
+            lists.built = len(members)
+            lists.fresh.clear()
+            self.ann = lists
+            self.generation += 1
 
     def position_rowids(self) -> np.ndarray:
         """The rowid at each position (-1: removed)."""
@@ -252,7 +344,7 @@ class VectorIndex:
         for memory_id in memory_ids:
             position = self._by_id.get(memory_id)
             if position is not None:
-                found[memory_id] = self.vectors[position].copy()
+                found[memory_id] = self.vectors[position].astype(np.float32)
         return found
 
     def nearest_in_projects(
@@ -340,13 +432,19 @@ class VectorIndex:
             return []
         ann = self.ann
         found = None if ann is None else _one_thread(ann.search, query, mask, limit, self.vectors)
+        take = min(limit, allowed)
         if found is not None:  # the nearest lists' masked rows, scored exactly
             top, scores = found
+        elif GATHER_COST * allowed < n:  # a selective filter: score its own rows only
+            rows = np.flatnonzero(mask)
+            scores = _scores(self.vectors[rows], query)
+            best = np.argpartition(scores, allowed - take)[allowed - take :]
+            best = best[np.argsort(-scores[best], kind="stable")]
+            top, scores = rows[best], scores[best]
         else:
             scores = _scores(self.vectors[:n], query)
             if allowed < n:
                 scores[~mask] = -np.inf
-            take = min(limit, allowed)
             top = np.argpartition(scores, n - take)[n - take :]
             top = top[np.argsort(-scores[top], kind="stable")]
             scores = scores[top]
