@@ -239,9 +239,9 @@ def main(argv: list[str] | None = None) -> int:
         lock.close()
         return 1
     service.lifecycle.long_lived = True  # upkeep runs in a thread here, not a new process
-    from .store.sqlite.ann_index import build_in_background
+    from .store import serving
 
-    build_in_background()  # a large store's approximate lists: built on a thread
+    serving()  # a large store's approximate lists: built on a thread
     _warm(service)
     server = WorkerServer(path, service, idle_seconds(config))
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())

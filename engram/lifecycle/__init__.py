@@ -152,10 +152,10 @@ class Lifecycle:
         caller closes on exit (see `backlog` for what a crash may lose)."""
         import logging
 
-        from ..store.sqlite.ann_index import build_in_background
+        from ..store import serving
         from .backlog import Backlog
 
-        build_in_background()  # a large store's approximate lists: built on a thread
+        serving()  # a large store's approximate lists: built on a thread
         self.long_lived = True
         backlog = Backlog(log=logging.getLogger("engram.lifecycle").warning,
                           batch=self.service.store.transaction)
