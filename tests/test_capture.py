@@ -2388,3 +2388,19 @@ def test_a_log_pasted_into_a_prompt_is_not_the_persons_report():
     )
     [report] = found(session.extract(), "bug_note")
     assert "Are you sure the HTML is the issue" in report and "cannot delete" not in report
+
+
+def test_how_a_thing_works_for_you_is_not_work_left_for_you():
+    session = (
+        Session().prompt("make the extractor installable with uv tool")
+        .edit("pyproject.toml")
+        .bash("uv tool install --reinstall .", "Installed 1 executable: coderabbit-extract")
+        .say("Installed.\n\n- **Force reinstall**: `uv tool upgrade --reinstall "
+             "coderabbit-extract` - when you need to force a complete rebuild\n- Resuming "
+             "requires the agent still "
+             "to be running; once it has returned, you have to spawn a fresh one.\n\nYou'll "
+             "need to add `~/.local/bin` to your PATH on the CI runner.")
+    )
+    todos = found(session.extract(), "todo")
+    assert any("PATH" in t for t in todos)
+    assert not any("Force reinstall" in t or "spawn a fresh" in t for t in todos)

@@ -734,6 +734,11 @@ OPEN_HEADING_RE = re.compile(_words(
     r"чего нет", r"ce qui manque", r"pas fait", r"nicht gemacht", r"no hecho", r"lo que falta",
     r"não fiz", r"o que falta",
 ), re.IGNORECASE)
+# How something works, not work left: "when you need to force a rebuild, run …", "once it
+# has returned, you have to spawn a fresh one".
+GENERIC_YOU_RE = re.compile(
+    r"\b(when|if|once|whenever|in case|unless|otherwise|wenn|falls|quand|si|cuando|quando|"
+    r"если|когда)\b[^.;:!?]*\byou('ll| will)? (need|have) to\b", re.IGNORECASE)
 # Nothing is left: "no pending changes", "nothing remaining", "rien en attente".
 NOTHING_OPEN_RE = re.compile(
     r"\b(no|nothing|none|zero)\s+(\w+\s+)?(pending|remaining|left|outstanding)\b|"
@@ -742,7 +747,8 @@ NOTHING_OPEN_RE = re.compile(
     r"\bnichts (mehr )?(offen|ausstehend)\b|ничего не (осталось|ожидает)|没有(待|剩余|未完成)",
     re.IGNORECASE)
 STILL_OPEN_RE = re.compile(_words(
-    r"\bstill (need|needs|has to|have to|to be)\b", r"\bnot yet\b",
+    r"\bstill (need|needs|has to|have to)\b", r"\bstill to be (done|\w+ed|\w+en)\b",
+    r"\bnot yet\b",
     # work left outside what was changed: "that's app code, I didn't touch it"
     r"\bi (didn't|did not|haven't) (touch|change)\w*\b", r"nicht angefasst", r"не трогал",
     r"\bleft (it|that|this|them) (alone|untouched|as (it|they) (is|are))\b",

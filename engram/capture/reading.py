@@ -414,7 +414,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
                 lexicon.NOTHING_OPEN_RE.search(sentence)
             ):
                 continue
-            elif lexicon.STILL_OPEN_RE.search(sentence) and (
+            elif lexicon.STILL_OPEN_RE.search(lexicon.GENERIC_YOU_RE.sub(" ", sentence)) and (
                 text_weight(sentence) >= 25 or whole
             ):
                 # "falta decidir quién se entera": work that is a question to settle
