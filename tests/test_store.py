@@ -180,3 +180,26 @@ def test_every_field_reads_back_as_written(store_path):
         assert loaded.pinned is True and loaded.tags == ("ops", "vpn")
         assert loaded.evolve(importance=0.1).importance == 0.1  # still a frozen dataclass
         assert mem.store.get_many(["roundtrip1"])["roundtrip1"] == memory
+
+
+def test_document_frequencies_follow_writes_within_one_percent(store_path):
+    """Keyword search weighs terms by how many memories hold them; counting a common term
+    walks its whole posting list, so a store keeps the counts until 1% of it has changed.
+    A store under 100 memories is exact after every write."""
+    with engram.open(store_path, embedder="fake") as mem:
+        store = mem.store
+        term = index_terms("refunds")
+        mem.save("Stripe refunds go through payment_intent", type="constraint")
+        assert store.document_frequency([term])[1][term] == 1
+        mem.save("Refunds over 500 EUR need a second approval", type="constraint")
+        assert store.document_frequency([term]) == (2, {term: 2})  # small: exact
+        mem.save_many([{"content": f"Unrelated note number {n} about the billing page"}
+                       for n in range(300)])
+        total, counts = store.document_frequency([term])
+        assert (total, counts[term]) == (302, 2)
+        mem.save("Partial refunds keep the original invoice", type="decision")
+        mem.save("Refunds are logged in the audit table", type="decision")
+        assert store.document_frequency([term])[1][term] == 2  # 2 changes of 302: kept
+        for n in range(2):
+            mem.save(f"Refunds batch {n} runs nightly", type="project_fact")
+        assert store.document_frequency([term]) == (306, {term: 6})  # 4 > 1%: counted again

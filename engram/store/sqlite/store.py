@@ -110,6 +110,10 @@ class SQLiteStore(LedgerMethods):
         self._index_seq = 0
         self._data_version = -1
         self._ann_thread: threading.Thread | None = None  # building the lists, if any
+        # Document frequencies counted since the store's change number `_df_seq`
+        self._df: dict[str, int] = {}
+        self._df_seq = -1
+        self._df_total = 0
 
     # --- plumbing ---------------------------------------------------------------------
 
@@ -445,19 +449,31 @@ class SQLiteStore(LedgerMethods):
             self.set_meta(_TIDIED_KEY, str(seq))
 
     def document_frequency(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        """(number of documents, df per term), for IDF-weighted coverage."""
+        """(number of documents, df per term), for IDF-weighted coverage.
+
+        Counting a term's documents walks its whole posting list: for a common term that is
+        most of a keyword search's time in a large store. So counts are kept until the store
+        has changed by more than 1% of its documents since they were taken (any change, in
+        a store under 100): IDF weights barely move in between, and a small store stays exact.
+        """
         with self._lock:
-            total = self._db.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0]
-            result = {}
+            seq = self.last_change()
+            if self._df_seq < 0 or not 0 <= seq - self._df_seq <= self._df_total // 100:
+                self._df_total = self._db.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0]
+                self._df, self._df_seq = {}, seq
+            elif len(self._df) > 100_000:
+                self._df = {}
             for term in dict.fromkeys(terms):
+                if term in self._df:
+                    continue
                 quoted = '"' + term.replace('"', '""') + '"'
                 try:
-                    result[term] = self._db.execute(
+                    self._df[term] = self._db.execute(
                         "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH ?", (quoted,)
                     ).fetchone()[0]
                 except SQLError:
-                    result[term] = 0
-        return total, result
+                    self._df[term] = 0
+            return self._df_total, {term: self._df[term] for term in terms}
 
     # --- vectors ----------------------------------------------------------------------
 
