@@ -556,9 +556,10 @@ class Extractor:
                 continue
             if not previous.edited and lexicon.CORRECTION_RE.match(prompt.text):
                 continue  # a proposal turned down: nothing was built to be broken
+            pasted = pasted_error(prompt.text)  # the log the user pasted says what broke
             symptom = next((s for s in lexicon.sentences(prompt.prose)
                             if lexicon.PROBLEM_RE.search(s) and len(s) >= 15
-                            and rule_type(s) is None), "") or pasted_error(prompt.text)
+                            and rule_type(s) is None), "") or pasted
             # The assistant agreeing that what the user saw is wrong ("Right, current_user
             # is useless here"): a report, however the user worded it.
             acknowledged = not symptom and previous.worked and self.acknowledges(turn)
@@ -591,7 +592,6 @@ class Extractor:
             if not symptom:
                 continue
             symptom = shorten(symptom, 240)
-            pasted = pasted_error(prompt.text)  # the log the user pasted says what broke
             if pasted and pasted not in symptom:
                 symptom = f"{symptom} ({pasted})"
             first, last = turn.span()
@@ -940,7 +940,7 @@ class Extractor:
                     candidates.append((score, Finding(
                         "decision", shorten(sentence, MAX_REASON_CHARS), "wrap-up",
                         at=closing.at, files=[], importance=0.6, anchor=closing.position)))
-            if final is None or closing.position != final.position or edited_at is None:
+            if final is None or closing.position != final.position:
                 continue
             for item in design_items(closing.text):
                 candidates.append((1, Finding(

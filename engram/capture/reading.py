@@ -159,7 +159,6 @@ def _own_words(prose: str) -> str:
     return prose
 
 
-
 def reasoning(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[str, int]:
     """A whole reasoned paragraph before an edit, when the explaining is spread over it
     ("The answer should be a 409. A delta re-applied can double-count. So …"): every

@@ -71,16 +71,25 @@ def record(finding: Finding, project: str | None, session_id: str | None) -> dic
     return data
 
 
+def _as_captured(service: Any, memory_id: str, key: str,
+                 written: dict[str, list[str]]) -> Any:
+    """The memory capture wrote under `key`, if no one has archived, deleted or edited it
+    since (then theirs stands, and capture leaves it alone); else None."""
+    stamp = written.get(key, ["", ""])[1]
+    try:
+        current = service.get(memory_id, track=False)
+    except EngramError:
+        return None
+    if current.status != "active" or (to_iso(current.updated_at) or "") != stamp:
+        return None
+    return current
+
+
 def _retell(service: Any, memory_id: str, finding: Finding, written: dict[str, list[str]],
             project: str | None, session_id: str | None) -> None:
     """Update a captured memory in place with a fuller account of its event, unless
     someone has archived, deleted or edited it since capture wrote it: theirs stands."""
-    stamp = written.get(finding.key, ["", ""])[1]
-    try:
-        current = service.get(memory_id, track=False)
-    except EngramError:
-        return
-    if current.status != "active" or (to_iso(current.updated_at) or "") != stamp:
+    if _as_captured(service, memory_id, finding.key, written) is None:
         return
     data = record(finding, project, session_id)
     updated = service.update(memory_id, in_place=True, content=data["content"],
@@ -102,14 +111,8 @@ def _retire_displaced(service: Any, extraction: Extraction, captured: dict[str, 
     for key, memory_id in list(captured.items()):
         if key in now or key.split(":", 1)[0] not in RANKED_ORIGINS:
             continue
-        try:
-            current = service.get(memory_id, track=False)
-        except EngramError:
-            continue
-        stamp = written.get(key, ["", ""])[1]
-        if current.type != "decision" or current.status != "active" or (
-            to_iso(current.updated_at) or ""
-        ) != stamp:
+        current = _as_captured(service, memory_id, key, written)
+        if current is None or current.type != "decision":
             continue
         try:
             service.archive(memory_id)
