@@ -122,14 +122,6 @@ class ReadWriteLock:
                 self._cond.notify_all()
 
     @contextmanager
-    def reading(self) -> Iterator[None]:
-        self.acquire_read()
-        try:
-            yield
-        finally:
-            self.release_read()
-
-    @contextmanager
     def writing(self) -> Iterator[None]:
         with self._cond:
             while self._writing or self._readers:
