@@ -578,3 +578,32 @@ def test_vectors_no_hnsw_walk_reaches_are_still_found(clock, monkeypatch):
             " USING (rowid) WHERE m.id = %s", (moved,)))
         store.clear_vectors()
         assert not unreached()
+
+
+def test_an_or_search_ranking_rare_words_first_finds_the_same_top_k(clock, monkeypatch):
+    """PostgreSQL ranks an OR's rows with rarer words first and skips the rows with only
+    common ones once they cannot reach the top k: the same answer as scoring them all."""
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+
+    from engram.store.postgres import store as pg_store
+
+    url = pg_support.fresh_url()
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        mem.save_many([{"content": f"Deploy step {i} of the release"
+                        + (" then the ledger" * (1 + i % 3) if i % 8 == 0 else "")}
+                       for i in range(80)])
+        groups = query_terms("deploy ledger")
+        store = mem.store
+        expected = {k: store.keyword_search(groups, "or", Filters(), k) for k in (5, 30)}
+        assert len(expected[5]) == 5 and len(expected[30]) == 30
+        monkeypatch.setattr(pg_store, "COMMON_DF", 20)  # "deploy" is in all 80: common
+        calls = []
+        rows = store._rows
+        monkeypatch.setattr(store, "_rows", lambda sql, params=(): (
+            calls.append(sql) if "ORDER BY score" in sql else None) or rows(sql, params))
+        assert store.keyword_search(groups, "or", Filters(), 5) == expected[5]
+        assert len(calls) == 1  # the ten rows with "ledger" were enough
+        assert store.keyword_search(groups, "or", Filters(), 30) == expected[30]
+        assert len(calls) == 3  # not enough: every row scored
