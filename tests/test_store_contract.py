@@ -607,3 +607,36 @@ def test_an_or_search_ranking_rare_words_first_finds_the_same_top_k(clock, monke
         assert len(calls) == 1  # the ten rows with "ledger" were enough
         assert store.keyword_search(groups, "or", Filters(), 30) == expected[30]
         assert len(calls) == 3  # not enough: every row scored
+
+
+def test_rows_written_before_the_unreached_table_are_probed_on_first_open(clock):
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+    import psycopg
+
+    from engram.store.postgres import PostgresStore
+
+    url = pg_support.fresh_url()
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        fill(mem)
+    with psycopg.connect(url, autocommit=True) as conn:  # as Engram left a v4 store
+        conn.execute("DROP TABLE vectors_unreached")
+        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    probed = []
+    import engram.store.postgres.schema as schema
+
+    real = schema.probe_all
+    try:
+        schema.probe_all = lambda cur, dim, batch=5_000: probed.append(dim) or real(cur, dim)
+        hook = PostgresStore(url, deadline=__import__("time").monotonic() + 30)
+        assert hook.upgraded_from == 4 and hook.get_meta("vectors_probe") == "due"
+        hook.close()
+        assert probed == []  # a hook's open probes nothing
+        with engram.open(url, embedder="fake", clock=clock) as mem:
+            assert mem.store.upgraded_from is None
+            assert mem.store.get_meta("vectors_probe") is None
+            assert mem.search("migrations Friday").results
+    finally:
+        schema.probe_all = real
+    assert probed == [mem.store._dimension()]

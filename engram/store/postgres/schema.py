@@ -186,6 +186,34 @@ def probe_all(cur: Any, dim: int, batch: int = 5_000) -> None:
         probe(cur, dim, [r[1] for r in rows])
 
 
+#: Set in `meta` while the rows written before `vectors_unreached` existed wait for their
+#: probe (probe_all), done by the next open without a deadline.
+PROBE_KEY = "vectors_probe"
+
+
+def _v5(cur: Any) -> None:
+    cur.execute(_V5)
+    cur.execute("SELECT to_regclass('memories_embedding') IS NOT NULL")
+    if cur.fetchone()[0]:
+        cur.execute("INSERT INTO meta(key, value) VALUES (%s, 'due') ON CONFLICT(key)"
+                    " DO UPDATE SET value = excluded.value", (PROBE_KEY,))
+
+
+def _probe_existing(cur: Any) -> None:
+    """Probe the rows written before this schema (see _v5), in an opening process without
+    a deadline, up to REBUILD_ON_OPEN vectors (~40 s at 100K); a bigger store's are probed
+    as `engram reindex` writes them again."""
+    cur.execute("SELECT current_setting('statement_timeout')")
+    if cur.fetchone()[0] not in ("0", "0ms"):
+        return
+    cur.execute("SELECT (SELECT value FROM meta WHERE key = 'vector_dim'),"
+                " (SELECT COUNT(embedding) FROM memories)")
+    dim, vectors = cur.fetchone()
+    if dim is not None and vectors <= REBUILD_ON_OPEN:
+        probe_all(cur, int(dim))
+    cur.execute("DELETE FROM meta WHERE key = %s", (PROBE_KEY,))
+
+
 def hnsw_index_sql(dim: int) -> str:
     """The statement creating the vector index (cosine) for vectors of `dim`."""
     return (f"CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
@@ -251,7 +279,7 @@ def _rebuild(cur: Any) -> None:
     cur.execute("DROP INDEX memories_embedding")
     cur.execute(hnsw_index_sql(int(dim)))
     probe_all(cur, int(dim))
-    cur.execute("DELETE FROM meta WHERE key = %s", (REBUILD_KEY,))
+    cur.execute("DELETE FROM meta WHERE key IN (%s, %s)", (REBUILD_KEY, PROBE_KEY))
 
 
 MIGRATIONS: list[Callable[[Any], None]] = [
@@ -259,7 +287,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     lambda cur: cur.execute(_V2),  # users of a shared server
     lambda cur: cur.execute(_V3),  # owners and scopes
     _v4,  # an index with the old graph parameters marked for its rebuild
-    lambda cur: cur.execute(_V5),  # rows the HNSW walk cannot reach, searched exactly
+    _v5,  # rows the HNSW walk cannot reach, searched exactly
 ]
 
 #: Serialises schema creation and upgrades between processes opening one database at once.
@@ -268,32 +296,34 @@ _MIGRATION_LOCK = 0x656E6772  # "engr"
 
 def migrate(conn: Any) -> int | None:
     """Bring the database to SCHEMA_VERSION (and rebuild a vector index marked for it,
-    see _rebuild); the version it had, when it had to move."""
+    see _rebuild, or probe the rows written before v5, see _probe_existing); the version
+    it had, when it had to move."""
     with conn.transaction(), conn.cursor() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
         cur.execute("SELECT to_regclass('meta') IS NOT NULL")
-        version, rebuild = 0, None
+        version, found = 0, {}
         if cur.fetchone()[0]:
-            cur.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', %s)",
-                        (REBUILD_KEY,))
+            cur.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', %s, %s)",
+                        (REBUILD_KEY, PROBE_KEY))
             found = dict(cur.fetchall())
             version = int(found.get("schema_version", 0))
-            rebuild = found.get(REBUILD_KEY)
         if version > SCHEMA_VERSION:
             from ...errors import StoreError
 
             raise StoreError(f"this database was written by a newer Engram (schema v{version});"
                              " upgrade engram")
-        if version == SCHEMA_VERSION:
-            if rebuild == "due":
-                _rebuild(cur)
-            return None
-        for step in MIGRATIONS[version:]:
-            step(cur)
-        cur.execute(
-            "INSERT INTO meta(key, value) VALUES ('schema_version', %s)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
-        cur.execute("SELECT value FROM meta WHERE key = %s", (REBUILD_KEY,))
-        if (cur.fetchone() or [None])[0] == "due":
+        if version < SCHEMA_VERSION:
+            for step in MIGRATIONS[version:]:
+                step(cur)
+            cur.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', %s)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(SCHEMA_VERSION),))
+            cur.execute("SELECT key, value FROM meta WHERE key IN (%s, %s)",
+                        (REBUILD_KEY, PROBE_KEY))
+            found = dict(cur.fetchall())
+        if found.get(REBUILD_KEY) == "due":
             _rebuild(cur)
-    return version
+        elif found.get(PROBE_KEY) == "due":
+            _probe_existing(cur)
+    return version if version < SCHEMA_VERSION else None
