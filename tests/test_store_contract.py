@@ -559,6 +559,7 @@ def test_vectors_no_hnsw_walk_reaches_are_still_found(clock, monkeypatch):
         for memory_id, vector in zip(loner_ids, loners, strict=True):
             assert store.vector_search(vector, Filters(), 1)[0].memory_id == memory_id
         flagged = unreached()
+        assert store.stats()["vectors_unreached"] == len(flagged)
         store.probe_vectors()  # as after a build: every row, the bulk's unreached too
         assert unreached() > flagged
         # filtered, updated, deleted: the side table follows its rows
@@ -577,7 +578,7 @@ def test_vectors_no_hnsw_walk_reaches_are_still_found(clock, monkeypatch):
             "SELECT u.embedding = m.embedding FROM vectors_unreached u JOIN memories m"
             " USING (rowid) WHERE m.id = %s", (moved,)))
         store.clear_vectors()
-        assert not unreached()
+        assert not unreached() and "vectors_unreached" not in store.stats()
 
 
 def test_an_or_search_ranking_rare_words_first_finds_the_same_top_k(clock, monkeypatch):

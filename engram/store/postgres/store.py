@@ -697,6 +697,9 @@ class PostgresStore(LedgerMethods):
             with self._errors(), self._conn.cursor() as cur:
                 outdated = outdated_hnsw(cur)
         notes = {"vector_index_outdated": outdated} if outdated else {}
+        unreached = self._rows("SELECT COUNT(*) FROM vectors_unreached")[0][0]
+        if unreached:  # searched exactly beside the HNSW walk (probe_sql)
+            notes["vectors_unreached"] = unreached
         return {**notes,
             "path": self.path, "schema_version": SCHEMA_VERSION, "total": total,
             "vectors": vectors, "by_status": grouped("status"), "by_type": grouped("type"),
