@@ -128,6 +128,7 @@ def _bulk_fill(mem: Any, records: list[dict[str, Any]], embedder: Any, full: boo
             cur.execute("SET LOCAL maintenance_work_mem = '1GB'")
             cur.execute(hnsw_index_sql(mem.store._dimension()))
         mem.store._execute("ANALYZE memories")
+        mem.store.probe_vectors()  # as the engine does after a build
 
 
 def _replicate(mem: Any, extra: int, seed: int) -> None:

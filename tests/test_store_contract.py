@@ -504,3 +504,140 @@ def test_a_big_store_keeps_its_old_index_until_reindex_and_doctor_says_so(clock,
         assert mem.store.get_meta("vector_index_rebuild") is None
     assert "ef_construction='200'" in _index_definition(url)
     assert doctor._store(url).status == "ok"
+
+
+def test_vectors_no_hnsw_walk_reaches_are_still_found(clock, monkeypatch):
+    """HNSW links a new vector from its neighbours only where it is among their best: beside
+    dense clusters whose rows all hold closer neighbours, it gets no edge pointing to it
+    and no walk finds it (at 100K on the scale benchmark, 40% of the memories imported
+    after the bulk, even at ef_search 500). The store probes each new vector and searches
+    the unreached exactly. Small here, so every walk is as short as the probes' first one."""
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+
+    from engram.service.records import prepare
+    from engram.store.postgres import schema
+    from engram.store.postgres import store as pg_store
+
+    monkeypatch.setattr(pg_store, "ef_search", lambda limit: 40)
+    monkeypatch.setattr(schema, "PROBE_EF_SEARCH", (40, 40))
+    rng = np.random.default_rng(3)
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        return (v / np.linalg.norm(v, axis=-1, keepdims=True)).astype(np.float32)
+
+    # 100 centres ~0.23 apart, each with 48 rows ~0.1 from it (the benchmark's jittered
+    # copies of real vectors), then loners ~0.22 from a centre and farther from the rest
+    centres = unit(unit(rng.normal(size=(1, 384))) + rng.normal(0, 0.03, (100, 384)))
+    clusters = np.vstack([centres, unit(np.repeat(centres, 48, axis=0)
+                                        + rng.normal(0, 0.025, (4800, 384)))])
+    loners = unit(centres[:60] + rng.normal(0, 0.045, (60, 384)))
+    url = pg_support.fresh_url()
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        store = mem.store
+        ids = []
+        # a bulk load: the index (made by the first vector) dropped, built once over the
+        # clusters; then the loners saved
+        for start, vectors in ((0, clusters[:1]), (1, clusters[1:]), (len(clusters), loners)):
+            with store.transaction():
+                for i, vector in enumerate(vectors):
+                    memory, _ = prepare({"content": f"row {start + i}"}, now=clock.now)
+                    store.insert(memory, mem.index_terms_of(memory), vector)
+                    ids.append(memory.id)
+            if start == 0:
+                store._execute("DROP INDEX memories_embedding")
+            elif start == 1:
+                store._execute(schema.hnsw_index_sql(384))
+
+        def unreached() -> set[str]:
+            return {r[0] for r in store._rows(
+                "SELECT m.id FROM vectors_unreached u JOIN memories m USING (rowid)")}
+
+        loner_ids = ids[len(clusters):]
+        assert unreached() and unreached() <= set(loner_ids)  # the bulk was not probed
+        for memory_id, vector in zip(loner_ids, loners, strict=True):
+            assert store.vector_search(vector, Filters(), 1)[0].memory_id == memory_id
+        flagged = unreached()
+        assert store.stats()["vectors_unreached"] == len(flagged)
+        store.probe_vectors()  # as after a build: every row, the bulk's unreached too
+        assert unreached() > flagged
+        # filtered, updated, deleted: the side table follows its rows
+        first, moved = sorted(flagged)[:2]
+        vector = loners[loner_ids.index(first)]
+        hits = store.vector_search(vector, Filters(ids=(first, ids[0])), 2)
+        assert [c.memory_id for c in hits] == [first, ids[0]]
+        store.delete(first)
+        assert first not in [c.memory_id for c in store.vector_search(vector, Filters(), 5)]
+        assert store._rows("SELECT COUNT(*) FROM vectors_unreached u LEFT JOIN memories m"
+                           " USING (rowid) WHERE m.id IS NULL")[0][0] == 0
+        reached = next(i for i, m in enumerate(loner_ids) if m not in unreached())
+        store.update(store.get(moved), vector=loners[reached])  # probed again
+        assert moved in [c.memory_id for c in store.vector_search(loners[reached], Filters(), 2)]
+        assert all(same for (same,) in store._rows(  # a flagged row's copy is its vector
+            "SELECT u.embedding = m.embedding FROM vectors_unreached u JOIN memories m"
+            " USING (rowid) WHERE m.id = %s", (moved,)))
+        store.clear_vectors()
+        assert not unreached() and "vectors_unreached" not in store.stats()
+
+
+def test_an_or_search_ranking_rare_words_first_finds_the_same_top_k(clock, monkeypatch):
+    """PostgreSQL ranks an OR's rows with rarer words first and skips the rows with only
+    common ones once they cannot reach the top k: the same answer as scoring them all."""
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+
+    from engram.store.postgres import store as pg_store
+
+    url = pg_support.fresh_url()
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        mem.save_many([{"content": f"Deploy step {i} of the release"
+                        + (" then the ledger" * (1 + i % 3) if i % 8 == 0 else "")}
+                       for i in range(80)])
+        groups = query_terms("deploy ledger")
+        store = mem.store
+        expected = {k: store.keyword_search(groups, "or", Filters(), k) for k in (5, 30)}
+        assert len(expected[5]) == 5 and len(expected[30]) == 30
+        monkeypatch.setattr(pg_store, "COMMON_DF", 20)  # "deploy" is in all 80: common
+        calls = []
+        rows = store._rows
+        monkeypatch.setattr(store, "_rows", lambda sql, params=(): (
+            calls.append(sql) if "ORDER BY score" in sql else None) or rows(sql, params))
+        assert store.keyword_search(groups, "or", Filters(), 5) == expected[5]
+        assert len(calls) == 1  # the ten rows with "ledger" were enough
+        assert store.keyword_search(groups, "or", Filters(), 30) == expected[30]
+        assert len(calls) == 3  # not enough: every row scored
+
+
+def test_rows_written_before_the_unreached_table_are_probed_on_first_open(clock):
+    if "postgres" not in backends():
+        pytest.skip("PostgreSQL is not among the engines under test")
+    import pg_support
+    import psycopg
+
+    from engram.store.postgres import PostgresStore
+
+    url = pg_support.fresh_url()
+    with engram.open(url, embedder="fake", clock=clock) as mem:
+        fill(mem)
+    with psycopg.connect(url, autocommit=True) as conn:  # as Engram left a v4 store
+        conn.execute("DROP TABLE vectors_unreached")
+        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    probed = []
+    import engram.store.postgres.schema as schema
+
+    real = schema.probe_all
+    try:
+        schema.probe_all = lambda cur, dim, batch=5_000: probed.append(dim) or real(cur, dim)
+        hook = PostgresStore(url, deadline=__import__("time").monotonic() + 30)
+        assert hook.upgraded_from == 4 and hook.get_meta("vectors_probe") == "due"
+        hook.close()
+        assert probed == []  # a hook's open probes nothing
+        with engram.open(url, embedder="fake", clock=clock) as mem:
+            assert mem.store.upgraded_from is None
+            assert mem.store.get_meta("vectors_probe") is None
+            assert mem.search("migrations Friday").results
+    finally:
+        schema.probe_all = real
+    assert probed == [mem.store._dimension()]

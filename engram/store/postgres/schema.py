@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .sql import vector_cast
+from .sql import MAX_HALFVEC_INDEX_DIM, vector_cast
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # HNSW graph quality. pgvector's default ef_construction (64) builds a graph whose walk
 # misses near-tied neighbours: on the scale benchmark's 100K memories (clusters of close
@@ -118,6 +118,102 @@ UPDATE memories SET scope = 'personal' WHERE type = 'preference'
 
 
 
+_V5 = """
+CREATE TABLE IF NOT EXISTS vectors_unreached (rowid BIGINT PRIMARY KEY,
+                                              embedding HALFVEC NOT NULL)
+"""
+
+#: The walks that check a new vector can be found by its own value: a short one for every
+#: new row (pgvector's default ef_search, ~0.4 ms at 100K), and a wider one for the rows it
+#: missed (~1.2 ms each); a row neither finds is searched exactly (probe_sql).
+PROBE_EF_SEARCH = (40, 200)
+
+
+def _found(query: str, cast: str) -> str:
+    """SQL true when an HNSW walk from `query` (a vector column) finds that vector."""
+    distance = f"h.embedding::{cast} <=> {query}::{cast}"
+    return (f"EXISTS (SELECT 1 FROM (SELECT {distance} AS d FROM memories h ORDER BY"
+            f" {distance} LIMIT 1) f WHERE f.d < 1e-5)")
+
+
+def probe_sql(dim: int) -> tuple[str, str]:
+    """Two statements keeping `vectors_unreached`: the first records the rows of the
+    given ids (its parameter) whose own vector an HNSW walk does not find, returning
+    their rowids; the second (given those rowids) forgets the ones a wider walk finds.
+
+    HNSW adds a new vector's edges to its neighbours only where it is among their best
+    neighbours; a vector whose neighbours all hold closer ones already (a dense cluster
+    it sits beside) gets no edge pointing to it, and no walk reaches it. Searches scan
+    those rows exactly beside the walk, from a copy of their vectors (a compact table
+    read in one pass; the rows' filters are then checked nearest first). Nothing is done
+    while the index is missing (a bulk load builds it afterwards)."""
+    cast = vector_cast(dim)
+    flag = ("INSERT INTO vectors_unreached SELECT n.rowid, n.embedding FROM memories n"
+            " WHERE to_regclass('memories_embedding') IS NOT NULL AND n.id = ANY(%s)"
+            f" AND n.embedding IS NOT NULL AND NOT {_found('n.embedding', cast)}"
+            " ON CONFLICT (rowid) DO UPDATE SET embedding = excluded.embedding"
+            " RETURNING rowid")
+    confirm = (f"DELETE FROM vectors_unreached u WHERE u.rowid = ANY(%s)"
+               f" AND {_found('u.embedding', cast)}")
+    return flag, confirm
+
+
+def probe(cur: Any, dim: int, memory_ids: list[str]) -> None:
+    """Run probe_sql's two walks for these rows, in the cursor's transaction."""
+    if not memory_ids or dim > MAX_HALFVEC_INDEX_DIM:
+        return
+    flag, confirm = probe_sql(dim)
+    short, wide = PROBE_EF_SEARCH
+    cur.execute("SET LOCAL hnsw.iterative_scan = off")
+    cur.execute(f"SET LOCAL hnsw.ef_search = {short}")
+    missed = [r[0] for r in cur.execute(flag, (memory_ids,)).fetchall()]
+    if missed:
+        cur.execute(f"SET LOCAL hnsw.ef_search = {wide}")
+        cur.execute(confirm, (missed,))
+
+
+def probe_all(cur: Any, dim: int, batch: int = 5_000) -> None:
+    """After the vector index was built: which rows its walks cannot reach (a build
+    leaves some too), found again from scratch (~0.4 ms a row at 100K)."""
+    cur.execute("DELETE FROM vectors_unreached")
+    last = 0
+    while True:
+        rows = cur.execute("SELECT rowid, id FROM memories WHERE rowid > %s AND embedding IS"
+                           " NOT NULL ORDER BY rowid LIMIT %s", (last, batch)).fetchall()
+        if not rows:
+            return
+        last = rows[-1][0]
+        probe(cur, dim, [r[1] for r in rows])
+
+
+#: Set in `meta` while the rows written before `vectors_unreached` existed wait for their
+#: probe (probe_all), done by the next open without a deadline.
+PROBE_KEY = "vectors_probe"
+
+
+def _v5(cur: Any) -> None:
+    cur.execute(_V5)
+    cur.execute("SELECT to_regclass('memories_embedding') IS NOT NULL")
+    if cur.fetchone()[0]:
+        cur.execute("INSERT INTO meta(key, value) VALUES (%s, 'due') ON CONFLICT(key)"
+                    " DO UPDATE SET value = excluded.value", (PROBE_KEY,))
+
+
+def _probe_existing(cur: Any) -> None:
+    """Probe the rows written before this schema (see _v5), in an opening process without
+    a deadline, up to REBUILD_ON_OPEN vectors (~40 s at 100K); a bigger store's are probed
+    as `engram reindex` writes them again."""
+    cur.execute("SELECT current_setting('statement_timeout')")
+    if cur.fetchone()[0] not in ("0", "0ms"):
+        return
+    cur.execute("SELECT (SELECT value FROM meta WHERE key = 'vector_dim'),"
+                " (SELECT COUNT(embedding) FROM memories)")
+    dim, vectors = cur.fetchone()
+    if dim is not None and vectors <= REBUILD_ON_OPEN:
+        probe_all(cur, int(dim))
+    cur.execute("DELETE FROM meta WHERE key = %s", (PROBE_KEY,))
+
+
 def hnsw_index_sql(dim: int) -> str:
     """The statement creating the vector index (cosine) for vectors of `dim`."""
     return (f"CREATE INDEX IF NOT EXISTS memories_embedding ON memories"
@@ -182,7 +278,8 @@ def _rebuild(cur: Any) -> None:
     build_settings(cur)
     cur.execute("DROP INDEX memories_embedding")
     cur.execute(hnsw_index_sql(int(dim)))
-    cur.execute("DELETE FROM meta WHERE key = %s", (REBUILD_KEY,))
+    probe_all(cur, int(dim))
+    cur.execute("DELETE FROM meta WHERE key IN (%s, %s)", (REBUILD_KEY, PROBE_KEY))
 
 
 MIGRATIONS: list[Callable[[Any], None]] = [
@@ -190,6 +287,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     lambda cur: cur.execute(_V2),  # users of a shared server
     lambda cur: cur.execute(_V3),  # owners and scopes
     _v4,  # an index with the old graph parameters marked for its rebuild
+    _v5,  # rows the HNSW walk cannot reach, searched exactly
 ]
 
 #: Serialises schema creation and upgrades between processes opening one database at once.
@@ -198,32 +296,34 @@ _MIGRATION_LOCK = 0x656E6772  # "engr"
 
 def migrate(conn: Any) -> int | None:
     """Bring the database to SCHEMA_VERSION (and rebuild a vector index marked for it,
-    see _rebuild); the version it had, when it had to move."""
+    see _rebuild, or probe the rows written before v5, see _probe_existing); the version
+    it had, when it had to move."""
     with conn.transaction(), conn.cursor() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
         cur.execute("SELECT to_regclass('meta') IS NOT NULL")
-        version, rebuild = 0, None
+        version, found = 0, {}
         if cur.fetchone()[0]:
-            cur.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', %s)",
-                        (REBUILD_KEY,))
+            cur.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', %s, %s)",
+                        (REBUILD_KEY, PROBE_KEY))
             found = dict(cur.fetchall())
             version = int(found.get("schema_version", 0))
-            rebuild = found.get(REBUILD_KEY)
         if version > SCHEMA_VERSION:
             from ...errors import StoreError
 
             raise StoreError(f"this database was written by a newer Engram (schema v{version});"
                              " upgrade engram")
-        if version == SCHEMA_VERSION:
-            if rebuild == "due":
-                _rebuild(cur)
-            return None
-        for step in MIGRATIONS[version:]:
-            step(cur)
-        cur.execute(
-            "INSERT INTO meta(key, value) VALUES ('schema_version', %s)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
-        cur.execute("SELECT value FROM meta WHERE key = %s", (REBUILD_KEY,))
-        if (cur.fetchone() or [None])[0] == "due":
+        if version < SCHEMA_VERSION:
+            for step in MIGRATIONS[version:]:
+                step(cur)
+            cur.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', %s)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(SCHEMA_VERSION),))
+            cur.execute("SELECT key, value FROM meta WHERE key IN (%s, %s)",
+                        (REBUILD_KEY, PROBE_KEY))
+            found = dict(cur.fetchall())
+        if found.get(REBUILD_KEY) == "due":
             _rebuild(cur)
-    return version
+        elif found.get(PROBE_KEY) == "due":
+            _probe_existing(cur)
+    return version if version < SCHEMA_VERSION else None
