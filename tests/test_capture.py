@@ -2404,3 +2404,127 @@ def test_how_a_thing_works_for_you_is_not_work_left_for_you():
     todos = found(session.extract(), "todo")
     assert any("PATH" in t for t in todos)
     assert not any("Force reinstall" in t or "spawn a fresh" in t for t in todos)
+
+
+def test_what_a_turn_found_out_by_looking_and_the_person_accepted_is_a_project_fact():
+    session = (
+        Session().prompt("what's the program that runs at login and records when I hold Fn?")
+        .bash("ls ~/Library/LaunchAgents/", "com.voicemode.whisper.plist")
+        .say("It's VoiceMode: a LaunchAgent starts whisper-server at login from "
+             "~/Library/LaunchAgents/com.voicemode.whisper.plist and keeps it alive.")
+        .prompt("I don't think that's it. It's something else, I hold down Fn and it records")
+        .bash("launchctl list | grep -i wispr", "4242\t0\thomebrew.mxcl.open-wispr")
+        .say("**Open Wispr**, installed via Homebrew and started by its LaunchAgent "
+             "homebrew.mxcl.open-wispr; the app is /opt/homebrew/opt/open-wispr/OpenWispr.app. "
+             "What's the issue with it?")
+        .prompt("It's working now, thanks")
+        .say("Glad it works.")
+    )
+    facts = found(session.extract(), "project_fact")
+    assert len(facts) == 1, facts  # the answer the person disputed is none
+    assert "Open Wispr" in facts[0] and "Homebrew" in facts[0] and "hold down Fn" in facts[0]
+    assert "What's the issue" not in facts[0]
+
+
+def test_an_answer_from_the_projects_own_checks_or_acted_on_next_is_no_project_fact():
+    diagnosed = (
+        Session().prompt("why is the nightly job three hours instead of forty minutes?")
+        .bash("curl -s http://spark-history:18080/api/v1/applications/app-1/stages",
+              '[{"stageId": 7, "numTasks": 200}]')
+        .say("One task of the join stage holds a third of all rows: 38% of events have "
+             "user_id NULL, and a left join hashes every NULL key into one partition.")
+        .prompt("ok, salt the null keys then")
+        .edit("jobs/nightly_sessions.py")
+        .say("Done: NULL keys get a random salt before the join, so they spread over all "
+             "partitions; the stage is even again in the local run.")
+    )
+    assert found(diagnosed.extract(), "project_fact") == []
+    checked = (
+        Session().prompt("do the tests still pass on main?")
+        .bash("pytest -q", "212 passed in 9.1s")
+        .say("Yes: all 212 tests pass on main, in about nine seconds, nothing skipped or "
+             "flaky in this run.")
+    )
+    assert found(checked.extract(), "project_fact") == []
+    pushed = (
+        Session().prompt("push the branch")
+        .bash("git push -u origin staging-rds", "branch 'staging-rds' set up to track")
+        .say("Pushed `staging-rds`: the RDS instance class is db.t3.large there, with "
+             "Performance Insights on and apply_immediately still false.")
+    )
+    assert found(pushed.extract(), "project_fact") == []
+
+
+def test_an_explanation_asked_out_of_curiosity_leaves_nothing_in_any_wording():
+    for opening in ("quick question, not asking you to change anything: why does the "
+                    "app flip to OutOfSync all day?",
+                    "vraagje, ik wil niks veranderen: waarom springt de app op OutOfSync?",
+                    "pergunta rápida, não é pra mexer em nada: por que o app fica OutOfSync?"):
+        session = (
+            Session().prompt(opening)
+            .bash("argocd app diff orders-api", "replicas: 3 -> 7")
+            .say("It's `replicas`: Git says 3, the HorizontalPodAutoscaler set 7, Argo CD sees "
+                 "7 ≠ 3, and selfHeal puts it back to 3, until the autoscaler scales again.")
+            .prompt("ok clear, thanks, was just curious")
+            .say("You're welcome.")
+        )
+        assert session.extract().findings == [], opening
+
+
+def test_choosing_among_the_numbered_options_laid_out_is_a_decision_that_names_them():
+    session = (
+        Session().prompt("is there a gap in the Solana RWA space?")
+        .bash("curl -s -X POST $API/search/projects -d '{\"query\": \"RWA\"}'", '{"results": []}')
+        .say("Where the gaps are:\n\n**1. Unified RWA token standard** — no standard yet\n"
+             "**2. Private credit on Solana** — nearly absent\n"
+             "**3. Secondary market / liquidity layer**\n**4. RWA oracle / pricing**\n"
+             "**5. Niche verticals**\n**6. Compliance/KYC tooling**")
+        .prompt("quick: isn't number 4 already covered by pyth?")
+        .say("Pyth prices liquid assets only; illiquid ones need NAV-based pricing.")
+        .prompt("ok, ditch number 5 and 6. I'm most interested in private credit (number 2). "
+                "dig into 1-4, buildable in a month by 3 people")
+        .say("Will do.")
+    )
+    decisions = [d for d in found(session.extract(), "decision") if "ditch" in d]
+    assert len(decisions) == 1, decisions
+    assert "5. Niche verticals" in decisions[0] and "6. Compliance/KYC tooling" in decisions[0]
+    assert "2. Private credit on Solana" in decisions[0]
+    assert not any("isn't number 4" in d for d in found(session.extract(), "decision"))
+
+
+def test_a_reply_as_short_as_yes_please_settles_the_question_the_wrap_up_ended_on():
+    session = (
+        Session().prompt("add a LICENSE file, MIT")
+        .edit("LICENSE")
+        .say("Done. The transcript of this session is in ~/.claude/projects/. Want me to "
+             "copy it into the repository and commit it? Something like `session.jsonl`?")
+        .prompt("yes please")
+    )
+    assert not any("session.jsonl" in q for q in found(session.extract(), "open_question"))
+
+
+def test_switching_one_call_for_another_with_its_reason_is_a_decision():
+    session = (
+        Session().prompt("is it truly random? I need to be able to reason about it")
+        .say("`Math.random()` is a seeded PRNG. For nobody-can-argue-it's-unfair territory, "
+             "I'll swap to `crypto.getRandomValues()`, which reads the OS cryptographic RNG.")
+        .edit("index.html", "Math.random()", "crypto.getRandomValues(buf)")
+    )
+    assert any("getRandomValues" in d and "unfair" in d
+               for d in found(session.extract(), "decision"))
+
+
+def test_queries_ask_and_change_nothing():
+    from engram.capture.commands import is_query
+
+    for asking in ("launchctl list | grep wispr", "ps aux | grep -i whisper",
+                   "curl -s https://api.example.com/v1/status",
+                   "curl -s -X POST $BASE/search/archives -d '{\"query\": \"rwa\"}'",
+                   "RPC=$URL; for V in a b; do curl -s $RPC -d '{\"jsonrpc\": \"2.0\"}'; done",
+                   "node /tmp/count_demo.mjs 2>&1", "python3 -c 'print(1)'",
+                   "kubectl get pods -n prod", "argocd app diff orders-api"):
+        assert is_query(asking), asking
+    for changing in ("git push", "kubectl apply -f deploy.yaml", "curl -X POST $API/deploy",
+                     "node scripts/migrate.js", "pytest -q", "ls src", "bd create 'x'",
+                     "brew install jq"):
+        assert not is_query(changing), changing

@@ -117,6 +117,71 @@ def is_read_only(command: str) -> bool:
 
 _SHELL_KEYWORDS = frozenset({"for", "while", "until", "do", "done", "if", "then", "else", "fi"})
 
+# Programs that only ask: the machine, a service, the network. With the subcommands that do
+# (None: every use asks).
+_ASKING: dict[str, frozenset[str] | None] = {
+    **dict.fromkeys(("ps", "pgrep", "lsof", "netstat", "ss", "dig", "nslookup", "host", "ping",
+                     "uname", "sw_vers", "system_profiler", "sysctl", "id", "uptime",
+                     "journalctl", "dmesg", "mdfind", "vm_stat", "ioreg", "nvidia-smi",
+                     "free", "top", "htop", "traceroute"), None),
+    "launchctl": frozenset({"list", "print", "blame"}),
+    "systemctl": frozenset({"status", "show", "list-units", "list-timers", "is-active",
+                            "is-enabled", "cat"}),
+    "kubectl": frozenset({"get", "describe", "logs", "top", "explain", "api-resources"}),
+    "docker": frozenset({"ps", "logs", "inspect", "images", "info", "stats"}),
+    "brew": frozenset({"info", "list", "search", "deps", "uses"}),
+    "argocd": frozenset({"app", "proj", "cluster", "repo"}),
+    "helm": frozenset({"list", "status", "get", "history", "show"}),
+    "npm": frozenset({"view", "ls", "info", "outdated"}),
+    "pip": frozenset({"show", "list"}), "pip3": frozenset({"show", "list"}),
+}
+_HTTP = frozenset({"curl", "wget", "http", "https", "xh"})
+_SENDING = frozenset({"-d", "--data", "--data-raw", "--data-binary", "--json", "-F", "--form",
+                      "-T", "--upload-file", "-X", "--request", "--post-data"})
+# A request sent with a body that still only reads: a search, a query, an RPC read.
+_READ_REQUEST_RE = re.compile(r"search|query|graphql|jsonrpc|/rpc\b|\bget[A-Z]\w+", re.I)
+_INTERPRETERS = frozenset({"node", "python", "python3", "ruby", "deno", "bun", "perl"})
+
+
+def is_query(command: str) -> bool:
+    """A command that asks and changes nothing in the project: a process list, a service's
+    state, an HTTP GET, a throw-away script (inline or in /tmp) fetching data; every other
+    part of it only reads. `argocd app diff`, `launchctl list`, `curl …/rpc` are queries;
+    `git push`, `kubectl apply`, `npm test` are not."""
+    parts = shell.segments(command)
+    asked = False
+    for words in parts:
+        rest = [w for w in words if not _ASSIGN_RE.match(w)]
+        if rest[:1] == ["for"]:
+            continue  # the loop's list; its body is the next part
+        while rest and rest[0] in _PREFIXES | _SHELL_KEYWORDS:
+            rest = rest[1:]
+        if not rest or rest[0] in ("cd", "export", "set"):
+            continue
+        program = rest[0].rsplit("/", 1)[-1]
+        if program in _HTTP:
+            if any(w in _SENDING or w.startswith(("-X", "--data", "-d")) for w in rest[1:]) and (
+                not any(w in ("GET", "-XGET") for w in rest)
+            ) and not _READ_REQUEST_RE.search(" ".join(rest)):
+                return False
+            asked = True
+        elif program in _INTERPRETERS:
+            inline = any(w in ("-e", "-c", "-p", "--eval", "-") for w in rest[1:3])
+            script = next((w for w in rest[1:] if not w.startswith("-")), "")
+            if not (inline or script.startswith(("/tmp/", "/private/tmp/"))):
+                return False
+            asked = True
+        elif program in _ASKING:
+            subcommands = _ASKING[program]
+            sub = next((w for w in rest[1:] if not w.startswith("-")), "")
+            if subcommands is not None and sub not in subcommands:
+                return False
+            asked = True
+        elif not is_read_only(" ".join(rest)):
+            return False
+    return asked
+
+
 
 def run_outcome(call: ToolCall) -> bool | None:
     """True passed, False failed, None unknown (no result, interrupted or rejected)."""

@@ -14,9 +14,12 @@ Structure first, words second. Each kind of memory comes from a window around an
   answer, or the feedback on a rejected tool call — that asks for something lasting;
 - todos and open questions left at the end: the last todo list's open items, and what
   the final wrap-up names as remaining.
+- a finding (`project_fact`): what the assistant found out about the world outside the
+  code (a service, a machine, on-chain data, the web) in answer to the person, by looking
+  rather than changing anything, and the person did not then dispute.
 
-A session with no edits, no command that worked, no rule and no decision yields
-nothing. Every finding names its files, its session and the time of its event.
+A session with no edits, no command that worked, no rule, no decision and no finding
+yields nothing. Every finding names its files, its session and the time of its event.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from .commands import (
     display_command,
     family,
     is_housekeeping,
+    is_query,
     is_read_only,
     is_recipe,
     is_watched,
@@ -99,6 +103,8 @@ MAX_TODOS = 10
 MIN_WRAP_UP_CHARS = 80
 LONG_TEXT_CHARS = 300  # a text this long after edits is a summary, wherever it stands
 MIN_DIAGNOSIS_CHARS = 60
+BRIEF_REPLY_CHARS = 40  # "yes please", "go ahead, but keep the old flag"
+MAX_FINDING_CHARS = 400
 MIN_CORRECTION_CHARS = 30  # "no" alone turns something down without saying what instead
 
 
@@ -424,6 +430,28 @@ class Extractor:
                                  "answer", at=prompt.at, importance=0.6,
                                  anchor=prompt.position))
 
+    def picked_options(self, turns: list[_Turn]) -> None:
+        """The person choosing among the numbered options the assistant laid out ("ditch
+        number 5 and 6, I'm really interested in private credit (number 2)"): their choice,
+        with the options it names spelled out, since "number 5" means nothing later."""
+        options: dict[str, str] = {}  # the last options laid out, however many asides since
+        for proposal, turn in zip(turns, turns[1:], strict=False):
+            prompt, closing = turn.opener, proposal.closing()
+            laid_out = dict(_OPTION_RE.findall(closing.text)) if closing is not None else {}
+            if len(laid_out) >= 3:
+                options = laid_out
+            if not _is_prompt(prompt) or not options:
+                continue
+            said = [sentence for sentence in lexicon.sentences(prompt.prose)
+                    if not sentence.endswith(("?", "？"))]
+            named = [n for sentence in said for ref in _OPTION_REF_RE.finditer(sentence)
+                     for n in re.findall(r"\d{1,2}", ref.group(0)) if n in options]
+            if not named:
+                continue
+            spelled = "; ".join(f"{n}. {options[n].strip()}" for n in dict.fromkeys(named))
+            self.add(Finding("decision", f"{shorten(' '.join(said), 300)} ({spelled})",
+                             "picked", at=prompt.at, importance=0.6, anchor=prompt.position))
+
     def verdicts(self, turns: list[_Turn]) -> None:
         """The person weighing what was just built and keeping it, with the reason ("cursor
         paging would be nicer but the v1 api can only do offset, so this stays"): their
@@ -543,7 +571,9 @@ class Extractor:
             "bug_note", content, "fix", at=passing.at, files=files, problem=error,
             solution=why or None, importance=0.6, anchor=start,
         )
-        self.add(finding)
+        if not (_on_scratch(failing.command or "", self.cwd)
+                and all(_SCRATCH_RE.match(f) for f in files)):
+            self.add(finding)  # a throwaway script's own bugs are no project's
         return finding
 
     def reported_bugs(self, turns: list[_Turn]) -> None:
@@ -787,9 +817,10 @@ class Extractor:
                 said = lexicon.sentences(prompt.prose)[:1] + given_up[:1]
             if not said:
                 continue
+            # else what it said of what it did, not what it asked ("which mode today?")
             approach = self.last_change_reason(previous) or previous.closing_gist() or gist_of(
-                [e.text for e in previous.events if e.kind == "text"]
-            )
+                [e.text for e in previous.events if e.kind == "text" and not any(
+                    s.rstrip("*").endswith(("?", "？")) for s in lexicon.sentences(e.text))])
             if not approach:
                 continue
             # The user's whole reply when it is short: the why sits beside the verdict.
@@ -864,6 +895,7 @@ class Extractor:
             call = event.tool
             if call is None or call.name not in EDIT_TOOLS or call.failed is not False or (
                 _AGENT_NOTES_RE.search(call.file_path or "")
+                or _SCRATCH_RE.match(call.file_path or "")  # a throwaway script decides nothing
             ):
                 continue
             texts, at = self.text_before(event.position, past_bookkeeping=True,
@@ -879,9 +911,11 @@ class Extractor:
             if closing is not None and not proposal.edited and turn.edited and turn.opener and (
                 turn.opener.kind == "prompt"
             ):
-                edit = next(e.position for e in turn.events if e.tool and e.tool.name in
-                            EDIT_TOOLS and e.tool.failed is False)
-                passages.append(([closing.text], closing.at, closing.position, edit))
+                edit = next((e.position for e in turn.events if e.tool and e.tool.name in
+                             EDIT_TOOLS and e.tool.failed is False
+                             and not _SCRATCH_RE.match(e.tool.file_path or "")), None)
+                if edit is not None:
+                    passages.append(([closing.text], closing.at, closing.position, edit))
         for texts, at, first, edit_at in passages:
             if not texts or first in seen:
                 continue
@@ -917,9 +951,12 @@ class Extractor:
         edited_at = next((e.position for e in self.events if e.tool is not None
                           and e.tool.name in EDIT_TOOLS and e.tool.failed is False), None)
         summaries = [t.closing() for t in turns if t.edited and t.closing() is not None]
-        if edited_at is not None:
+        if edited_at is not None:  # not an answer to a question that did no work
+            answers = {e.position for t in turns if not t.worked and _asks(t.opener)
+                       for e in t.events}
             summaries += [e for e in self.events if e.kind == "text" and e.position > edited_at
-                          and len(e.text) >= LONG_TEXT_CHARS and is_list(e.text)]
+                          and len(e.text) >= LONG_TEXT_CHARS and is_list(e.text)
+                          and e.position not in answers]
         done: set[int] = set(seen)
         final = next((t.closing() for t in reversed(turns)
                       if t.worked and t.closing() is not None), None)
@@ -1036,6 +1073,31 @@ class Extractor:
                 content = f"{shorten(question, 200)} — the user chose: {shorten(answer, 300)}"
                 self.add(Finding("decision", content, "answer", at=call.at, importance=0.65))
 
+    def found_out(self, turns: list[_Turn]) -> None:
+        """What a turn found out by looking, and the person then took as settled: the
+        question and the answer's lead ("which program runs at login and records on Fn?" —
+        "Open Wispr, installed via Homebrew …"). Only what the code cannot tell later
+        (authority stays with the code): the turn looked beyond the project's files and
+        changed nothing (_observed). An answer the next prompt disputes, an unsure one, or
+        a diagnosis the next turn acts on (its fix keeps it) is no finding; the answer's
+        questions back to the person are left out."""
+        for index, turn in enumerate(turns):
+            prompt, closing = turn.opener, turn.closing()
+            if not _is_prompt(prompt) or closing is None or not _observed(turn, self.cwd):
+                continue
+            following = turns[index + 1] if index + 1 < len(turns) else None
+            after = following.opener if following is not None else None
+            if lexicon.UNCERTAIN_RE.search(closing.text) or _is_prompt(after) and _disputes(
+                after.prose
+            ) or following is not None and following.edited:
+                continue
+            answer = gist_of([closing.text], MAX_FINDING_CHARS)
+            if text_weight(answer) < MIN_WRAP_UP_CHARS:
+                continue
+            self.add(Finding("project_fact", f"{shorten(prompt.prose, 160)} — {answer}",
+                             "finding", at=closing.at, importance=0.55,
+                             anchor=closing.position))
+
     # rules ------------------------------------------------------------------------------------
 
     def rules(self) -> None:
@@ -1115,11 +1177,18 @@ class Extractor:
             # what the assistant asked of the person ("Which approach do you prefer?"), or
             # left to them, is settled by their next message when one follows
             replied = index + 1 < len(turns) and _is_prompt(turns[index + 1].opener)
+            # a short reply ("yes please") answers every question the wrap-up ended on,
+            # unless it hands them on or leaves them open ("DFU 问老周", "not sure yet")
+            reply = turns[index + 1].opener.prose if replied else ""
+            briefly = replied and text_weight(reply) < BRIEF_REPLY_CHARS and not (
+                lexicon.HANDOFF_RE.search(reply) or lexicon.UNCERTAIN_RE.search(reply)
+                or lexicon.UNDECIDED_RE.search(reply))
             if closing is not None:  # an answered question is already one open question
                 items += [(kind, text, closing.at, closing.position * 64 + number)
                           for number, (kind, text) in enumerate(open_items(closing.text)[:64])
                           if not (index in answered and kind == "open_question")
-                          and not (replied and lexicon.TO_USER_RE.search(text))]
+                          and not (replied and lexicon.TO_USER_RE.search(text))
+                          and not (briefly and text.endswith(("?", "？")))]
         # A question the user hands to someone at the end ("ask Priya", "faudra demander à
         # Claire si …"): open until they answer, with the question it follows when there is one.
         for turn in turns[last_work:]:
@@ -1184,6 +1253,64 @@ def _is_prompt(event: Event | None) -> bool:
 
 
 # A sentence about "that", "c'est", "das": what it is about was said just before.
+# A numbered option as a list item or heading: "**2. Private credit on Solana** — …".
+_OPTION_RE = re.compile(r"^\s*(?:#{1,6}\s*)?\**(\d{1,2})[.)]\s+\**([^\n*—:]{3,80})", re.M)
+# The person naming options by number: "number 5 and 6", "option 2", "Nr. 4" (not "#3":
+# an issue or a pull request as often as an option).
+_OPTION_REF_RE = re.compile(
+    r"(?:\b(?:numbers?|nos?\.|options?|items?|points?|nr\.|nummer|numéros?|números?|opci[oó]n|"
+    r"opção|номер\w*|вариант\w*)\s*)\d{1,2}(?:\s*(?:,|&|and|or|und|oder|et|ou|y|o|e|и|или)\s*"
+    r"\d{1,2}\b)*|(?:选项|方案|番号?)\s*\d{1,2}|\d{1,2}\s*(?:番|号)", re.IGNORECASE)
+
+
+#: Tools that look beyond the project's files.
+_LOOKING_TOOLS = frozenset({"WebSearch", "WebFetch"})
+
+
+_ABSOLUTE_RE = re.compile(r"(?:^|[\s='\"])((?:~|/)[^\s'\";|&)]*)")
+
+
+def _observed(turn: _Turn, cwd: str | None) -> bool:
+    """The turn looked at something the project's files do not hold and changed nothing
+    but scratch files: asked the machine, a service or the network (`is_query`), read the
+    machine's own files (`~/Library/LaunchAgents`, `/opt/homebrew`), searched the web,
+    asked a tool server. Running the project's checks tells about the code, not this."""
+    def outside(command: str) -> bool:
+        return any(not (cwd and path.startswith(cwd)) and not _SCRATCH_RE.match(path)
+                   and path not in ("/", "/dev/null") for path in _ABSOLUTE_RE.findall(command))
+
+    looked = False
+    for event in turn.events:
+        call = event.tool
+        if call is None or call.failed is not False:
+            continue
+        if call.name in EDIT_TOOLS and not _SCRATCH_RE.match(call.file_path or ""):
+            return False
+        if call.name in _LOOKING_TOOLS or call.name.startswith("mcp__"):
+            looked = True
+        elif call.name == "Bash":
+            command = call.command or ""
+            if is_query(command) or is_read_only(command) and outside(command):
+                looked = True
+            elif not is_read_only(command):
+                return False
+    return looked
+
+
+def _disputes(reply: str) -> bool:
+    """The person's next words doubt what they were told ("I don't think that's it",
+    "really only that?")."""
+    first = (lexicon.sentences(reply) or [""])[0]
+    return bool(lexicon.CORRECTION_RE.match(reply) or lexicon.DOUBT_RE.search(first)
+                or lexicon.DID_NOT_WORK_RE.search(first))
+
+
+def _asks(event: Event | None) -> bool:
+    """A prompt asking something ("so it's likely /dev/urandom?", "I wonder whether …")."""
+    return _is_prompt(event) and any(s.endswith(("?", "？")) or lexicon.WONDER_RE.search(s)
+                                     for s in lexicon.sentences(event.prose))
+
+
 _POINTS_BACK_RE = re.compile(
     r"\b(that|this|it|c'est|ça|cela|das|dies|eso|esto|isso|isto|questo)\b|это|так ли|"
     r"那|这|それ|これ", re.IGNORECASE)
@@ -1394,11 +1521,13 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.requested_design(turns)
     extractor.verdicts(turns)
     extractor.numbered_answers(turns)
+    extractor.picked_options(turns)
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()
     extractor.summarised_fixes()
     extractor.plans()
+    extractor.found_out(turns)
     extractor.rules()
     extractor.rejections()
     files = extractor.files_between(-1, len(session.events))
@@ -1411,7 +1540,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     )
     # Scratch files (a throwaway program in /tmp) are no project's work, nor their reasons.
     work = [f for f in files if not _SCRATCH_RE.match(f)]
-    knowledge = any(f.type in ("constraint", "preference") or (
+    knowledge = any(f.type in ("constraint", "preference", "project_fact") or (
         f.type == "decision" and not (f.files and all(_SCRATCH_RE.match(x) for x in f.files))
     ) for f in extractor.findings)
     # "quick one, no changes: what does rotate.pl do?": an explanation asked for; its

@@ -259,6 +259,7 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\binstead( of)?\b", r"\(not (a |an |the )?[^)]{3,60}\)", r"\brather than\b",
     r"\bin favou?r of\b", r"\bover (the|a|an)\b", r"\bvs\.?(?=\s)", r"\bversus\b",
     r"\bnot (the|a|an)? ?\S+,? (but|since|because)\b", r"\bswitch(ed|ing)? (to|from)\b",
+    r"\bswap(ped|ping)? (to|for|in|out)\b",
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
     # "(kein merge, weil …)": the road not taken, in parentheses
@@ -506,6 +507,18 @@ NO_CHANGES_RE = re.compile(_words(
     r"\bsem (mudar|mexer|alterar)\b", r"\bnão (mude|mexa|altere) (em )?nada\b",
     r"ничего не (меняй|трогай|меняя)", r"без изменений", r"不要(改|动)(任何)?(东西|代码)?",
     r"(変更|修正)(は)?しないで", r"\bniente modifiche\b", r"\bbez zmian\b",
+    # "not asking you to change anything", "ik wil niks veranderen", "não é pra mexer"
+    r"\bnot (asking|wanting) (you )?to (change|touch|fix|edit) (anything|a thing)\b",
+    r"\b(no need|not going) to (change|touch|fix) (anything|a thing)\b",
+    r"\b(just|only|purely|pure) (curious|curiosity)\b", r"\bout of curiosity\b",
+    r"\b(niks|niets) (veranderen|aanpassen|wijzigen)\b", r"\bnieuwsgierig",
+    r"\bnão é (pra|para) mexer\b", r"\bnão precisa (fazer|mexer|mudar) nada\b",
+    r"\bs[óo] curiosidade\b", r"\bno quiero (cambiar|tocar) nada\b", r"\bsolo curiosidad\b",
+    r"\bpor curiosidad\b", r"\bnichts anfassen\b", r"\b(nur|reine) neugier", r"\bje ne veux rien "
+    r"(changer|toucher|modifier)\b", r"\bpar (pure )?curiosité\b", r"\bnon (cambiare|toccare) "
+    r"(niente|nulla)\b", r"\bsolo curiosità\b", r"\bnic nie zmieniaj\b", r"\bz ciekawości\b",
+    r"просто (интересно|любопытно)", r"из любопытства", r"(変え|触ら|いじら)ないで", r"興味本位",
+    r"(不用|别|不要)改", r"只是好奇", r"바꾸지 마", r"궁금해서",
 ), re.IGNORECASE)
 # Work a person names for later in their last words: "we'll need to", "il faudrait".
 LATER_WORK_RE = re.compile(_words(
@@ -656,6 +669,15 @@ NO_EFFECT_RE = re.compile(_words(
 ), re.IGNORECASE)
 
 # A person turning down what the assistant just proposed: "no, wrong — use jsonb".
+# The person doubting an answer: "I don't think that's it", "are you sure?", "本当に？".
+DOUBT_RE = re.compile(_words(
+    r"\bi don'?t think (that'?s|so|it'?s|this is)\b", r"\bare you sure\b", r"\breally\b[^.!]*\?",
+    r"\bthat'?s not (it|right|the one)\b", r"\bbist du sicher\b", r"\bglaube ich nicht\b",
+    r"\bt'es sûr\b", r"\bvous êtes sûr\b", r"\bje ne pense pas\b", r"\bno creo\b",
+    r"\bestás seguro\b", r"\bacho que não\b", r"\btem certeza\b", r"не думаю", r"ты уверен",
+    r"вы уверены", r"本当に", r"ほんとに", r"確かですか", r"真的吗", r"确定吗", r"我不觉得",
+    r"정말",
+), re.IGNORECASE)
 CORRECTION_RE = re.compile(
     r"^\W*(no(?! (worries|problem|rush|need|idea|clue)\b)|nope|nah|wrong|not quite|stop|"
     r"wait|hold on|стоп|подожди|погоди|halt|warte|attends|espera|aspetta|czekaj|"

@@ -36,11 +36,16 @@ def shorten(text: str, limit: int) -> str:
 
 
 def gist_of(texts: list[str], limit: int = 220) -> str:
-    """The first sentences of some assistant text that are not narration, up to `limit`."""
+    """The first sentences of some assistant text that are neither narration, questions nor
+    table rows, up to `limit`."""
     out = ""
     for text in texts:
         for sentence in lexicon.sentences(text):
-            if len(sentence) < 20 or INVESTIGATION_RE.match(sentence) or (
+            if len(sentence) < 20 or sentence.rstrip("*").endswith(("?", "？")) or (
+                sentence.startswith("|")  # a table's row
+            ) or (
+                INVESTIGATION_RE.match(sentence)
+            ) or (
                 lexicon.NARRATION_RE.match(sentence) and len(sentence) < 60
             ):
                 continue

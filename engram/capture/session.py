@@ -123,6 +123,26 @@ def _retire_displaced(service: Any, extraction: Extraction, captured: dict[str, 
         written.pop(key, None)
 
 
+def _withdraw_findings(service: Any, extraction: Extraction, captured: dict[str, str],
+                       written: dict[str, list[str]], result: CaptureResult) -> None:
+    """Archive what an earlier call kept as found out (`Extractor.found_out`) that the
+    session has since taken back: the person disputed it, or the next turn acted on it as
+    a diagnosis. A Stop sees an answer before the reply to it. One someone has archived,
+    deleted or edited since stands."""
+    now = {f.key for f in extraction.findings}
+    for key, memory_id in list(captured.items()):
+        if not key.startswith("finding:") or key in now:
+            continue
+        if _as_captured(service, memory_id, key, written) is not None:
+            try:
+                service.archive(memory_id)
+            except EngramError:
+                continue
+            result.archived.append(memory_id)
+        captured.pop(key, None)
+        written.pop(key, None)
+
+
 def apply(
     service: Any,
     extraction: Extraction,
@@ -169,6 +189,7 @@ def apply(
             except Exception:  # noqa: BLE001 - gone or already archived: nothing to undo
                 pass
             captured.pop(key, None)
+    _withdraw_findings(service, extraction, captured, written, result)
     _retire_displaced(service, extraction, captured, written, result)
     if len(captured) > MAX_KEYS:
         state["captured"] = dict(list(captured.items())[-MAX_KEYS:])
