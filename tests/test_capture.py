@@ -2528,3 +2528,20 @@ def test_queries_ask_and_change_nothing():
                      "node scripts/migrate.js", "pytest -q", "ls src", "bd create 'x'",
                      "brew install jq"):
         assert not is_query(changing), changing
+
+
+def test_a_finding_the_person_disputes_after_the_stop_that_kept_it_is_withdrawn(tmp_path, mem):
+    session = (
+        Session().prompt("what's the program that runs at login and records when I hold Fn?")
+        .bash("ls ~/Library/LaunchAgents/", "com.voicemode.whisper.plist")
+        .say("It's VoiceMode: a LaunchAgent starts whisper-server at login from "
+             "~/Library/LaunchAgents/com.voicemode.whisper.plist and keeps it alive.")
+    )
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    capture(mem, str(path), project="mac", cwd=CWD, state=state)  # the Stop after the answer
+    [kept] = mem.list(types=["project_fact"])
+    assert "VoiceMode" in kept.content
+    session.prompt("I don't think that's it, it's something else").say("Let me look again.")
+    result = capture(mem, str(session.write(path)), project="mac", cwd=CWD, state=state)
+    assert kept.id in result.archived and mem.list(types=["project_fact"]) == []

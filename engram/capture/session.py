@@ -159,11 +159,12 @@ def apply(
     `rewrite` may reword the task summary (a configured summariser).
     """
     result = CaptureResult(empty=extraction.empty)
-    if extraction.empty:
-        return result
     captured: dict[str, str] = state.setdefault("captured", {})
     # key -> [digest of the finding saved, updated_at of the memory as capture left it]
     written: dict[str, list[str]] = state.setdefault("written", {})
+    if extraction.empty:  # what an earlier call found may be all it had, now taken back
+        _withdraw_findings(service, extraction, captured, written, result)
+        return result
     open_now = {f.key for f in extraction.findings if f.type in OPEN_TYPES}
     fresh = [f for f in extraction.findings if f.key not in captured]
     if fresh:
