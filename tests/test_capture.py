@@ -2368,6 +2368,14 @@ def test_a_refusal_in_the_ide_with_words_is_the_persons_feedback_not_a_failure()
     extraction = session.extract()
     assert not any("transformers.js" in f.content for f in extraction.findings)
     assert any("pnpm" in r for r in found(extraction, "constraint"))
+    too_big = ("File content (85812 tokens) exceeds maximum allowed tokens (25000). Please use "
+               "offset and limit parameters to read specific portions of the file, or use the "
+               "GrepTool to search for specific content.")
+    read = Session().prompt("tidy the parser").tool(
+        "Read", {"file_path": f"{CWD}/lib/parser.ex"}, f"Error: {too_big}", error=True,
+        content=too_big)
+    [call] = transcript.parse_entries(read.entries).tools
+    assert not call.rejected and call.feedback is None  # Claude Code's words, not the person's
 
 
 def test_a_log_pasted_into_a_prompt_is_not_the_persons_report():

@@ -434,13 +434,15 @@ class Extractor:
         """The person choosing among the numbered options the assistant laid out ("ditch
         number 5 and 6, I'm really interested in private credit (number 2)"): their choice,
         with the options it names spelled out, since "number 5" means nothing later."""
-        options: dict[str, str] = {}  # the last options laid out, however many asides since
+        options: dict[str, str] = {}  # the last options laid out, through one aside since
+        age = 0
         for proposal, turn in zip(turns, turns[1:], strict=False):
             prompt, closing = turn.opener, proposal.closing()
-            laid_out = dict(_OPTION_RE.findall(closing.text)) if closing is not None else {}
-            if len(laid_out) >= 3:
-                options = laid_out
-            if not _is_prompt(prompt) or not options:
+            laid_out = {n: title for n, title in _OPTION_RE.findall(closing.text)
+                        if not title.rstrip().endswith(("?", "？"))  # questions, not options
+                        } if closing is not None else {}
+            options, age = (laid_out, 0) if len(laid_out) >= 3 else (options, age + 1)
+            if not _is_prompt(prompt) or not options or age > 1:
                 continue
             said = [sentence for sentence in lexicon.sentences(prompt.prose)
                     if not sentence.endswith(("?", "？"))]

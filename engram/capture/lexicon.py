@@ -228,7 +228,8 @@ SELF_REPORT_RE = re.compile(
     re.IGNORECASE,
 )
 NOT_A_RULE_RE = re.compile(
-    r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|need"
+    r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|"
+    r"expect|believe|remember|recall|suppose|need"
     r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
     r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
     r"them|yet)\b|\bjust (explain|tell|show|look)\b",

@@ -238,7 +238,12 @@ def close_with(session: Session, last_message: Any) -> None:
 _TOOL_SPEAK_RE = re.compile(
     r"\b(error|fatal|failed|failure|not found|no such|denied|cannot|can't access|refused|"
     r"warning|exception|traceback|timed out|requires approval|blocked|permission|invalid|"
-    r"unknown|usage:|exit code)\b|^\s*[\[(<{>$#/.~]|\w+\.\w+:\d+|[│├└]", re.IGNORECASE)
+    r"unknown|usage:|exit code)\b|^\s*[\[(<{>$#/.~]|\w+\.\w+:\d+|[│├└]|"
+    # Claude Code's own tool errors, which say "please" too: "… exceeds maximum allowed
+    # tokens (25000). Please use offset and limit parameters …"
+    r"\b(exceeds maximum|parameters?|replace_all|occurrences?|has not been read|read it first|"
+    r"does not exist|matches of the string|to uniquely identify|tool_use_error|GrepTool)\b",
+    re.IGNORECASE)
 _PERSON_RE = re.compile(r"\b(i|we|you|let's|lets|please|pls|wait|don't|do not|no,|instead)\b|\?$",
                         re.IGNORECASE)
 
