@@ -2553,3 +2553,13 @@ def test_a_finding_the_person_disputes_after_the_stop_that_kept_it_is_withdrawn(
     session.prompt("I don't think that's it, it's something else").say("Let me look again.")
     result = capture(mem, str(session.write(path)), project="mac", cwd=CWD, state=state)
     assert kept.id in result.archived and mem.list(types=["project_fact"]) == []
+
+
+def test_a_wrap_ups_question_in_a_list_is_not_how_something_was_built():
+    from engram.capture.reading import design_items
+
+    wrap_up = ("Restarted the server. Can you tell me more?\n"
+               "- Is the `voicemode` button not working in Claude, or is transcription failing?\n"
+               "- `whisper-server` now runs via its LaunchAgent instead of a shell loop")
+    assert design_items(wrap_up) == [
+        "`whisper-server` now runs via its LaunchAgent instead of a shell loop"]

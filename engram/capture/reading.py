@@ -278,8 +278,10 @@ def design_items(text: str) -> list[str]:
         if checking:
             continue
         line = re.sub(r"\*\*|__", "", item.group(1)).strip().strip("*_ ")
-        if not 40 <= len(line) <= 300 or _VERIFICATION_RE.search(line):
-            continue
+        if not 40 <= len(line) <= 300 or _VERIFICATION_RE.search(line) or line.endswith(
+            ("?", "？")
+        ):
+            continue  # what was checked, or a question for the person
         if _DESIGN_RE.search(line) and ("`" in line or _IDENTIFIER_RE.search(line)):
             found.append(line)
     return found
