@@ -2563,3 +2563,17 @@ def test_a_wrap_ups_question_in_a_list_is_not_how_something_was_built():
                "- `whisper-server` now runs via its LaunchAgent instead of a shell loop")
     assert design_items(wrap_up) == [
         "`whisper-server` now runs via its LaunchAgent instead of a shell loop"]
+
+
+def test_a_wrap_ups_diagnosis_is_the_bugs_cause_not_a_decision():
+    session = (
+        Session().prompt("the tokenizer page at /tokenizer/ loads without its css")
+        .edit("public/tokenizer/index.html", 'href="tokenizer.css"', 'href="./tokenizer.css"')
+        .bash("pnpm build", "Compiled successfully")
+        .say("The problem is that when you open `/tokenizer` without the slash, the browser "
+             "resolves relative paths from the site root instead of the folder.\n\n"
+             "Every asset path in `index.html` now uses an explicit `./` prefix instead of a "
+             "bare relative name, so it resolves under `/tokenizer/` wherever it is served.")
+    )
+    decisions = found(session.extract(), "decision")
+    assert not any(d.startswith("The problem is") for d in decisions), decisions

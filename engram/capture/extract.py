@@ -972,7 +972,9 @@ class Extractor:
                 # neither an offer to do more ("…, or would you prefer …?") nor a table's row
                 if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
                     lexicon.FIX_LABEL_RE.match(sentence)
-                ) or sentence.endswith(("?", "？")) or sentence.startswith("|"):
+                ) or sentence.endswith(("?", "？")) or sentence.startswith("|") or (
+                    lexicon.DIAGNOSIS_RE.search(sentence[:40])  # "The problem is that …": a
+                ):  # cause, the bug's and not a choice
                     continue
                 score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
                 if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
