@@ -631,6 +631,13 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("Redis não. Usa o Postgres que já temos.", "constraint"),
     ("creo que no.", None),
     ("the answer is no.", None),
+    # Spanish "no" before a verb negates a report; "aquí" alone is only "here"
+    ("no anduvo, estoy en PyCharm con keybinds de VSCODE", None),
+    ("parece que se ve mejor, pero no resolvió lo de las oraciones", None),
+    ("Incluye aquí el código generado para poder responder a tu pregunta", None),
+    ("acá todo va por la API interna", "constraint"),
+    ("si, prod es elasticache 6.0 también y no lo vamos a subir este trimestre", "constraint"),
+    ("Transcription failures: I don't expect the audio source to change while recording.", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

@@ -51,8 +51,10 @@ _LASTING = _words(
     r"\bhere we (use|don't|do not|never|always)\b", r"\bqui (usiamo|si usa|non usiamo)\b",
     r"\bici on (utilise|n'utilise)\b", r"\bhier (nutzen|verwenden) wir\b",
     r"\baquí (usamos|no usamos)\b", r"\baqui (usamos|a gente usa|não usamos)\b",
-    r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b", r"\bacá\b", r"\baquí\b",
-    r"\baqui\b",
+    r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b",
+    # "aquí/acá" alone is "here" ("incluye aquí el código"); a verb after it makes it ours
+    r"\b(aquí|aqui|acá|aca),? (no )?(se )?(usa|usamos|trabajamos|hacemos|va|van|corre|"
+    r"corren|todo|nada|nunca|siempre|solo|sólo)\b",
     # fr
     # "toujours" is "always" before an infinitive or after an imperative, else "still"
     r"\btoujours (\w+er|\w+ir|\w+re)\b", r"\b\w+(e|ez) toujours\b", r"\bjamais\b",
@@ -183,12 +185,18 @@ EMPHASIS_RE = re.compile(
     r"политика безопасности|安全(策略|政策)|セキュリティポリシー|方針|方针|방침",
     re.IGNORECASE,
 )
+# Spanish "no" before a verb negates a statement ("no anduvo", "pero no resolvió", "no
+# funciona"), it forbids nothing: past and imperfect endings, and the commonest verbs.
+_SPANISH_NEGATED_VERB = (
+    r"(?:\w+(?:ó|aba|aban|ía|ían|uvo|ieron|aron)\b|(?:resolvio|funciono|rompio|compilo|"
+    r"es|está|están|era|fue|hay|va|anda|sé|sabe|funciona|funcionan|sirve|carga|compila|"
+    r"corre|aparece|encuentra|existe|puedo|puede|pude|tengo|tiene|hace|veo|entiendo|sale)\b)")
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
     r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
     r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому)\s+)"
-    r"(żadnych|żadnego|żadnej|no|keine?n?|pas d[e']|nada de|sem|ni|никаких|никакого|никакой)"
-    r"\s+[`'\"«“@.-]?\w+|"
+    r"(żadnych|żadnego|żadnej|no(?!\s+" + _SPANISH_NEGATED_VERB + r")|keine?n?|pas d[e']|nada de|"
+    r"sem|ni|никаких|никакого|никакой)\s+[`'\"«“@.-]?\w+|"
     r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",
     re.IGNORECASE,
