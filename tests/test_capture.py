@@ -2584,3 +2584,26 @@ def test_a_wrap_ups_diagnosis_is_the_bugs_cause_not_a_decision():
     )
     decisions = found(session.extract(), "decision")
     assert not any(d.startswith("The problem is") for d in decisions), decisions
+
+
+def test_what_a_wrap_up_proposes_or_offers_after_the_work_decides_nothing():
+    session = (
+        Session().prompt("ship FW-005, the wallet-readiness demo")
+        .edit("scripts/zerion-readiness.mjs")
+        .bash("pnpm build", "Compiled successfully")
+        .say("Both commits landed. The readiness script wraps the Zerion CLI instead of "
+             "calling its REST API, so no API key lives in our code.\n\n"
+             "**If you agree**, the follow-up I'd run as a single docs pass:\n\n"
+             "1. Update `SUBMISSION.md` so Expense Proof is named as planned rather than "
+             "shipped, to avoid the claims-to-avoid trap.\n"
+             "2. Mark FW-007 done in `issues.md`.\n\n"
+             "If you'd rather keep the brief in its own `docs/partners.md` instead of inline, "
+             "say the word and I'll move it.\n\n"
+             "Want me to (a) run items 1+2, or (b) do something different? I haven't touched "
+             "anything yet — call it.")
+    )
+    extraction = session.extract()
+    decisions = found(extraction, "decision")
+    assert any("Zerion CLI instead of" in d for d in decisions), decisions
+    assert not any("SUBMISSION.md" in d or "say the word" in d for d in decisions), decisions
+    assert not any("haven't touched" in t for t in found(extraction, "todo"))

@@ -55,6 +55,7 @@ from .reading import (
     MAX_REASON_CHARS,
     answers_of,
     design_items,
+    done_part,
     first_sentences,
     gist_of,
     insight_passage,
@@ -953,8 +954,8 @@ class Extractor:
         edited_at = next((e.position for e in self.events if e.tool is not None
                           and e.tool.name in EDIT_TOOLS and e.tool.failed is False), None)
         summaries = [t.closing() for t in turns if t.edited and t.closing() is not None]
-        if edited_at is not None:  # not an answer to a question that did no work
-            answers = {e.position for t in turns if not t.worked and _asks(t.opener)
+        if edited_at is not None:  # not the answer of a prompt's turn that did no work
+            answers = {e.position for t in turns if not t.worked and _is_prompt(t.opener)
                        for e in t.events}
             summaries += [e for e in self.events if e.kind == "text" and e.position > edited_at
                           and len(e.text) >= LONG_TEXT_CHARS and is_list(e.text)
@@ -968,13 +969,14 @@ class Extractor:
             if closing is None or closing.position in done:
                 continue
             done.add(closing.position)
-            for sentence in lexicon.sentences(closing.text):
+            settled = done_part(closing.text)
+            for sentence in lexicon.sentences(settled):
                 # neither an offer to do more ("…, or would you prefer …?") nor a table's row
                 if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
                     lexicon.FIX_LABEL_RE.match(sentence)
                 ) or sentence.endswith(("?", "？")) or sentence.startswith("|") or (
                     lexicon.DIAGNOSIS_RE.search(sentence[:40])  # "The problem is that …": a
-                ):  # cause, the bug's and not a choice
+                ) or lexicon.OFFER_RE.search(sentence):  # cause; "if you'd rather …": an offer
                     continue
                 score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
                 if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
@@ -983,7 +985,7 @@ class Extractor:
                         at=closing.at, files=[], importance=0.6, anchor=closing.position)))
             if final is None or closing.position != final.position:
                 continue
-            for item in design_items(closing.text):
+            for item in design_items(settled):
                 candidates.append((1, Finding(
                     "decision", shorten(item, MAX_REASON_CHARS), "wrap-up",
                     at=closing.at, files=[], importance=0.55, anchor=closing.position)))

@@ -900,7 +900,8 @@ TO_USER_RE = re.compile(
 OFFER_RE = re.compile(
     r"^(continue|proceed|go ahead)\b[^.!?]*\?$|"
     r"\b(would you like|(do you )?want me to|shall i|should i|let me know|can i help|"
-    r"anything else|i can also|if you('d)? like|if you (ever )?want|happy to)\b|хотите|"
+    r"anything else|i can also|if you('d)? like|if you (ever )?want|happy to|"
+    r"if you('d| would)? (rather|prefer)|say the word)\b|хотите|"
     r"нужно ли мне|möchtest du|"
     r"soll ich|"
     r"voulez-vous|souhaitez-vous|veux-tu|quieres que|desea que|quer que|deseja que|需要我|要不要我|"

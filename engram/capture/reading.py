@@ -336,6 +336,29 @@ _ASKING_RE = re.compile(r"\?|？|\b(could|can|would|clarify|provide|tell|confirm
                         re.IGNORECASE)
 
 
+# A heading that turns from what was done to what could be done: "If you agree, the
+# follow-up I'd run:", "Suggested next steps:", "Options:".
+_PROPOSAL_HEADING_RE = re.compile(
+    r"\b(if you agree|if you('d| would) like|i'd (run|do|suggest|propose)|i (would|could) "
+    r"(run|do|suggest|propose)|suggest(ed|ion|ions)?|propos(ed|al|e)|options?|next steps?)\b",
+    re.IGNORECASE)
+
+
+def done_part(text: str) -> str:
+    """A wrap-up up to where it turns to what is left or what it proposes: only that part
+    tells what was decided."""
+    lines = text.splitlines()
+    for number, raw in enumerate(lines):
+        line = raw.strip()
+        heading = line.startswith("#") or line.endswith((":", "：")) or bool(
+            re.match(r"^\*\*[^*]+\*\*[:：]?$", line))
+        if number and heading and len(line) < 120 and (
+            _open_heading(line) or _PROPOSAL_HEADING_RE.search(line)
+        ):
+            return "\n".join(lines[:number])
+    return text
+
+
 def _open_heading(heading: str) -> bool:
     """A heading that announces what is left ("Still open:", "## Next steps", "Was noch
     fehlt:"): a few words holding the marker, not a sentence that happens to contain it
@@ -422,7 +445,8 @@ def open_items(text: str) -> list[tuple[str, str]]:
                 continue
             elif lexicon.STILL_OPEN_RE.search(lexicon.GENERIC_YOU_RE.sub(" ", sentence)) and (
                 text_weight(sentence) >= 25 or whole
-            ):
+            ) and not (whole and any(lexicon.OFFER_RE.search(s) for s in sentences)):
+                # (not "Want me to …? I haven't touched anything yet": waiting for a go)
                 # "falta decidir quién se entera": work that is a question to settle
                 kind = "open_question" if lexicon.UNDECIDED_RE.search(sentence) else "todo"
                 if whole and text_weight(sentence) < 40:
