@@ -2607,3 +2607,22 @@ def test_what_a_wrap_up_proposes_or_offers_after_the_work_decides_nothing():
     assert any("Zerion CLI instead of" in d for d in decisions), decisions
     assert not any("SUBMISSION.md" in d or "say the word" in d for d in decisions), decisions
     assert not any("haven't touched" in t for t in found(extraction, "todo"))
+
+
+def test_a_lesson_asked_for_or_a_tool_servers_write_is_no_project_fact():
+    lesson = (
+        Session().prompt("read https://spacy.io/api/doc and explain its content to me")
+        .tool("WebFetch", {"url": "https://spacy.io/api/doc", "prompt": "summarise"},
+              "Doc is a container for accessing linguistic annotations …")
+        .say("`Doc` is a sequence of `Token` objects; `Span` is a slice of it. Each token "
+             "carries its lemma, its part of speech and its morphology in `token.morph`.")
+    )
+    assert found(lesson.extract(), "project_fact") == []
+    onboarded = (
+        Session().prompt("initialise a Serena project so you keep memories")
+        .tool("mcp__serena__onboarding", {}, "Onboarding complete")
+        .tool("mcp__serena__write_memory", {"name": "overview", "content": "…"}, "written")
+        .say("Serena project initialised and onboarding complete: six persistent memories "
+             "were written about the project's layout, commands and conventions.")
+    )
+    assert found(onboarded.extract(), "project_fact") == []

@@ -1085,11 +1085,14 @@ class Extractor:
         "Open Wispr, installed via Homebrew …"). Only what the code cannot tell later
         (authority stays with the code): the turn looked beyond the project's files and
         changed nothing (_observed). An answer the next prompt disputes, an unsure one, or
-        a diagnosis the next turn acts on (its fix keeps it) is no finding; the answer's
-        questions back to the person are left out."""
+        a diagnosis the next turn acts on (its fix keeps it), or a lesson asked for
+        ("explain how X works") is no finding; the answer's questions back to the person
+        are left out."""
         for index, turn in enumerate(turns):
             prompt, closing = turn.opener, turn.closing()
-            if not _is_prompt(prompt) or closing is None or not _observed(turn, self.cwd):
+            if not _is_prompt(prompt) or closing is None or not _observed(turn, self.cwd) or (
+                lexicon.EXPLAIN_RE.search(prompt.prose)  # a lesson, not the project's news
+            ):
                 continue
             following = turns[index + 1] if index + 1 < len(turns) else None
             after = following.opener if following is not None else None
@@ -1271,6 +1274,10 @@ _OPTION_REF_RE = re.compile(
 
 #: Tools that look beyond the project's files.
 _LOOKING_TOOLS = frozenset({"WebSearch", "WebFetch"})
+# A tool server's tool that reads: `mcp__github__get_issue`, `mcp__sentry__search_events`.
+_READING_SERVER_TOOL_RE = re.compile(
+    r"^mcp__.*__(get|list|search|find|read|query|fetch|lookup|view|show|describe|analy[sz]e|"
+    r"inspect|count|check|status)", re.IGNORECASE)
 
 
 _ABSOLUTE_RE = re.compile(r"(?:^|[\s='\"])((?:~|/)[^\s'\";|&)]*)")
@@ -1292,8 +1299,10 @@ def _observed(turn: _Turn, cwd: str | None) -> bool:
             continue
         if call.name in EDIT_TOOLS and not _SCRATCH_RE.match(call.file_path or ""):
             return False
-        if call.name in _LOOKING_TOOLS or call.name.startswith("mcp__"):
+        if call.name in _LOOKING_TOOLS or _READING_SERVER_TOOL_RE.search(call.name):
             looked = True
+        elif call.name.startswith("mcp__"):
+            return False  # a tool server's tool that writes (an issue, a memory, a page)
         elif call.name == "Bash":
             command = call.command or ""
             if is_query(command) or is_read_only(command) and outside(command):

@@ -529,6 +529,15 @@ NO_CHANGES_RE = re.compile(_words(
     r"просто (интересно|любопытно)", r"из любопытства", r"(変え|触ら|いじら)ないで", r"興味本位",
     r"(不用|别|不要)改", r"只是好奇", r"바꾸지 마", r"궁금해서",
 ), re.IGNORECASE)
+# A request to be taught: what comes back is general knowledge, not the project's.
+EXPLAIN_RE = re.compile(_words(
+    r"\bexplain\b", r"\bteach me\b", r"\bwhat (is|are) (a|an|the)?\s?\w+\??$",
+    r"\bhow does \w+( \w+)? work\b", r"\bexpl[ií]ca(me|nos|r)?\b", r"\bensé[ñn]ame\b",
+    r"\bqu[ée] es (un|una|el|la)?\b", r"\bexpli(que|quez|quer)\b", r"\bc'est quoi\b",
+    r"\berkl[äa]r\w*\b", r"\bwas ist (ein|eine|der|die|das)?\b", r"\bo que é\b",
+    r"\bspiega\w*\b", r"\bобъясни\w*\b", r"\bчто такое\b", r"解释", r"什么是", r"説明して",
+    r"とは", r"설명해",
+), re.IGNORECASE)
 # Work a person names for later in their last words: "we'll need to", "il faudrait".
 LATER_WORK_RE = re.compile(_words(
     r"\bwe('ll| will) (need|have) to\b", r"\bwe (should|need to|still need to)\b",
