@@ -31,7 +31,6 @@ makes weak seconds noise), at most MAX_MEMORIES and MAX_TOKENS.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,31 +56,10 @@ class Recalled:
     why: str
 
 
-_DF_CACHE: dict[tuple[str, str], tuple[float, int, int]] = {}
-DF_CACHE_SECONDS = 300.0  # document frequencies drift slowly; the warm worker reuses them
-
-
-def _document_frequency(store: Any, terms: list[str]) -> tuple[int, dict[str, int]]:
-    now = time.monotonic()
-    path = str(getattr(store, "path", ""))
-    cached = {t: _DF_CACHE.get((path, t)) for t in terms}
-    fresh = {t: c for t, c in cached.items() if c is not None and now - c[0] < DF_CACHE_SECONDS}
-    missing = [t for t in terms if t not in fresh]
-    if not missing:
-        total = max(c[2] for c in fresh.values())
-        return total, {t: c[1] for t, c in fresh.items()}
-    total, counted = store.document_frequency(missing)
-    if len(_DF_CACHE) > 5000:
-        _DF_CACHE.clear()
-    for term in missing:
-        _DF_CACHE[(path, term)] = (now, int(counted.get(term, 0)), int(total))
-    return int(total), {**{t: c[1] for t, c in fresh.items()}, **counted}
-
-
 def _term_weights(service: Any, groups: list[tuple[str, ...]]) -> tuple[list[float], list[bool]]:
     """(idf per group, is it distinctive enough to count as evidence on its own)."""
     firsts = [g[0] for g in groups]
-    total, df = _document_frequency(service.store, firsts)
+    total, df = service.store.document_frequency(firsts)  # kept by the store between writes
     total = max(int(total), 1)
     idf = [math.log(1 + total / (1 + df.get(t, 0))) for t in firsts]
     limit = max(RARE_TERM_MIN_DF, RARE_TERM_SHARE * total)
