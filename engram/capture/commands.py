@@ -182,7 +182,6 @@ def is_query(command: str) -> bool:
     return asked
 
 
-
 def run_outcome(call: ToolCall) -> bool | None:
     """True passed, False failed, None unknown (no result, interrupted or rejected)."""
     if call.failed is None or call.interrupted or call.rejected:

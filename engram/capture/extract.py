@@ -1261,7 +1261,6 @@ def _is_prompt(event: Event | None) -> bool:
     return event is not None and event.kind == "prompt"
 
 
-# A sentence about "that", "c'est", "das": what it is about was said just before.
 # A numbered option as a list item or heading: "**2. Private credit on Solana** — …".
 _OPTION_RE = re.compile(r"^\s*(?:#{1,6}\s*)?\**(\d{1,2})[.)]\s+\**([^\n*—:]{3,80})", re.M)
 # The person naming options by number: "number 5 and 6", "option 2", "Nr. 4" (not "#3":
@@ -1320,12 +1319,7 @@ def _disputes(reply: str) -> bool:
                 or lexicon.DID_NOT_WORK_RE.search(first))
 
 
-def _asks(event: Event | None) -> bool:
-    """A prompt asking something ("so it's likely /dev/urandom?", "I wonder whether …")."""
-    return _is_prompt(event) and any(s.endswith(("?", "？")) or lexicon.WONDER_RE.search(s)
-                                     for s in lexicon.sentences(event.prose))
-
-
+# A sentence about "that", "c'est", "das": what it is about was said just before.
 _POINTS_BACK_RE = re.compile(
     r"\b(that|this|it|c'est|ça|cela|das|dies|eso|esto|isso|isto|questo)\b|это|так ли|"
     r"那|这|それ|これ", re.IGNORECASE)

@@ -43,10 +43,8 @@ def gist_of(texts: list[str], limit: int = 220) -> str:
         for sentence in lexicon.sentences(text):
             if len(sentence) < 20 or sentence.rstrip("*").endswith(("?", "？")) or (
                 sentence.startswith("|")  # a table's row
-            ) or (
-                INVESTIGATION_RE.match(sentence)
-            ) or (
-                lexicon.NARRATION_RE.match(sentence) and len(sentence) < 60
+                or INVESTIGATION_RE.match(sentence)
+                or lexicon.NARRATION_RE.match(sentence) and len(sentence) < 60
             ):
                 continue
             if out and len(out) + len(sentence) > limit:
