@@ -2626,3 +2626,18 @@ def test_a_lesson_asked_for_or_a_tool_servers_write_is_no_project_fact():
              "were written about the project's layout, commands and conventions.")
     )
     assert found(onboarded.extract(), "project_fact") == []
+
+
+def test_a_format_check_or_a_failure_that_names_nothing_with_no_why_is_no_bug_note():
+    session = (
+        Session().prompt("add the orders paging source")
+        .edit("feature/orders/OrdersPagingSource.kt")
+        .bash("./gradlew detekt", "BUILD FAILED in 9s", failed=True)
+        .edit("feature/orders/OrdersPagingSource.kt", "a", "c")
+        .bash("./gradlew detekt", "BUILD SUCCESSFUL in 7s")
+        .bash("git commit -m 'paging'", "Pre-commit validation failed: [FORMAT] Code is not "
+              "formatted.", failed=True)
+        .bash("mix format", "")
+        .bash("git commit -m 'paging'", "[main 1a2b3c4] paging")
+    )
+    assert found(session.extract(), "bug_note") == []

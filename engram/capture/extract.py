@@ -575,8 +575,10 @@ class Extractor:
             solution=why or None, importance=0.6, anchor=start,
         )
         if not (_on_scratch(failing.command or "", self.cwd)
-                and all(_SCRATCH_RE.match(f) for f in files)):
-            self.add(finding)  # a throwaway script's own bugs are no project's
+                and all(_SCRATCH_RE.match(f) for f in files)  # a throwaway script's bug
+                or _UNFORMATTED_RE.search(error)  # tidying
+                or not why and _SAYS_NOTHING_RE.match(error)):  # "BUILD FAILED", no why
+            self.add(finding)
         return finding
 
     def reported_bugs(self, turns: list[_Turn]) -> None:
@@ -1383,6 +1385,14 @@ _UNAVAILABLE_RE = re.compile(
 
 
 # Reformatting the code before a format check: tidying, not a problem worth remembering.
+# A format check's complaint: tidying, not a bug.
+_UNFORMATTED_RE = re.compile(
+    r"\b(not (properly )?formatted|would (be )?reformat\w*|formatting (issues|check failed)|"
+    r"code style issues)\b", re.IGNORECASE)
+# An error line that names no problem ("BUILD FAILED in 9s"): with no why, nothing to keep.
+_SAYS_NOTHING_RE = re.compile(
+    r"^\W*(build failed|failed|failure|fail|error|errors?|it failed|tests? failed)"
+    r"( in [\d.]+ ?m?s)?\W*$", re.IGNORECASE)
 _FORMATTING_RE = re.compile(r"\b(format|fmt|prettier|black|isort|gofmt|rustfmt|--fix)\b")
 
 
