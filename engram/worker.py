@@ -294,4 +294,7 @@ def stop(timeout: float = 2.0) -> bool:
 
 
 if __name__ == "__main__":
+    from .cli import skip_the_last_collection
+
+    skip_the_last_collection()
     sys.exit(main())
