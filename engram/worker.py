@@ -138,6 +138,19 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     def touch(self) -> None:
         self.last_activity = time.monotonic()
 
+    def stop_now(self) -> None:
+        """Leave serve_forever at once instead of at its next poll (up to `poll_interval`
+        later): set the flag shutdown() sets, then wake select() with a connection to our
+        own socket (socketserver's own suggestion); the loop checks the flag first and
+        exits without accepting it."""
+        if not hasattr(self, "_BaseServer__shutdown_request"):
+            threading.Thread(target=self.shutdown, daemon=True).start()
+            return
+        self._BaseServer__shutdown_request = True
+        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as waker:
+            waker.settimeout(1.0)
+            waker.connect(str(self.path))
+
     def finish_later(self, jobs: list[Any]) -> None:
         """Bookkeeping after the reply went out (access stats), still one at a time."""
         if not jobs:
@@ -157,7 +170,7 @@ class WorkerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
                     "embedder": None if _is_remote(self.service)
                     else getattr(self.service.embedder, "name", None)}
         if op == "stop":
-            threading.Thread(target=self.shutdown, daemon=True).start()
+            after.append(self.stop_now)  # once the reply is out: then the loop ends at once
             return {"ok": True, "stopping": True}
         if op in ("search", "context"):  # `engram search` / `engram context` (cli/warm.py)
             from .cli import warm
@@ -244,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     serving()  # a large store's approximate lists: built on a thread
     _warm(service)
     server = WorkerServer(path, service, idle_seconds(config))
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
+    signal.signal(signal.SIGTERM, lambda *_: server.stop_now())
     threading.Thread(target=server.watch, daemon=True).start()
     log(f"engram worker {os.getpid()} serving {service.path} on {path}")
     try:
@@ -281,4 +294,7 @@ def stop(timeout: float = 2.0) -> bool:
 
 
 if __name__ == "__main__":
+    from .cli import skip_the_last_collection
+
+    skip_the_last_collection()
     sys.exit(main())

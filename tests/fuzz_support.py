@@ -159,11 +159,22 @@ def _postgres(db: Path | str) -> bool:
     return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
 
 
+#: One reading connection, to the database the family under test uses: a family reads
+#: the store after every case (hundreds of times), and a new connection is a new server
+#: process each time. Autocommit: every statement sees what was committed before it.
+_reader: dict[str, Any] = {}
+
+
 def _pg_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
     import psycopg
 
-    with psycopg.connect(url, autocommit=True) as conn:
-        return conn.execute(sql).fetchall()
+    conn = _reader.get("conn")
+    if conn is None or _reader.get("url") != url or conn.closed or conn.broken:
+        if conn is not None:
+            conn.close()
+        conn = psycopg.connect(url, autocommit=True)
+        _reader.update(conn=conn, url=url)
+    return conn.execute(sql).fetchall()
 
 
 def snapshot(db: Path | str) -> list[tuple[Any, ...]]:

@@ -63,7 +63,7 @@ def wait_for_worker(env: dict[str, str], timeout: float = 60) -> dict:
         status = ping(env)
         if status:
             return status
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError("no worker came up")
 
 

@@ -11,8 +11,6 @@ import os
 import re
 from typing import Any
 
-from ..capture.commands import is_recipe
-from ..capture.shell import normalize_command
 from . import triage
 
 KIND_LABELS = {
@@ -29,6 +27,10 @@ MAX_MEMORY_FILE_BYTES = 200_000
 
 def verified_command(service: Any, payload: dict[str, Any], project: str | None) -> Any:
     """Save a successful command once; None when it does not qualify."""
+    # capture's command lexicons (~0.1 s to compile) load for a Bash call, not for every
+    # hook process (SessionStart and UserPromptSubmit answer within a tight deadline)
+    from ..capture.commands import is_recipe
+    from ..capture.shell import normalize_command
     from ..redaction import contains_secret
 
     tool_input = payload.get("tool_input") or {}

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import re
 
-from ..capture import lexicon
-from ..capture.reading import insight_score, rule_type
-
 AUTO = "auto"
 _TODO_RE = re.compile(
     r"^\s*(todo|fixme|next|later)\b|\b(still need to|needs? to be|have to|should (add|fix|"
@@ -31,6 +28,11 @@ _FIXED_RE = re.compile(
 
 
 def infer_type(text: str) -> str:
+    # capture's lexicons compile hundreds of patterns (~0.1 s): imported here, on the first
+    # `type: "auto"`, not by every process that opens the service
+    from ..capture import lexicon
+    from ..capture.reading import insight_score, rule_type
+
     first = text.strip().splitlines()[0] if text.strip() else ""
     if _DECIDED_RE.search(text):
         return "decision"  # "we decided to use X instead of Y" states a choice, not a rule
