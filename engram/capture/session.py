@@ -108,19 +108,28 @@ def _retire_displaced(service: Any, extraction: Extraction, captured: dict[str, 
     if len(ranked) < MAX_DECISIONS:
         return  # nothing was crowded out: one no longer read (an earlier last word) stays
     now = {f.key for f in extraction.findings}
-    for key, memory_id in list(captured.items()):
-        if key in now or key.split(":", 1)[0] not in RANKED_ORIGINS:
-            continue
-        current = _as_captured(service, memory_id, key, written)
-        if current is None or current.type != "decision":
-            continue
+    for key in list(captured):
+        if key not in now and key.split(":", 1)[0] in RANKED_ORIGINS:
+            _archive_as_captured(service, key, captured, written, result, kind="decision")
+
+
+def _archive_as_captured(service: Any, key: str, captured: dict[str, str],
+                         written: dict[str, list[str]], result: CaptureResult,
+                         kind: str | None = None) -> None:
+    """Archive the memory capture wrote under `key` (of `kind`, when given) and forget the
+    key; a memory someone has archived, deleted or edited since is theirs: only the key
+    goes."""
+    current = _as_captured(service, captured[key], key, written)
+    if current is not None:
+        if kind is not None and current.type != kind:
+            return
         try:
-            service.archive(memory_id)
+            service.archive(current.id)
         except EngramError:
-            continue
-        result.archived.append(memory_id)
-        captured.pop(key, None)
-        written.pop(key, None)
+            return
+        result.archived.append(current.id)
+    captured.pop(key, None)
+    written.pop(key, None)
 
 
 def _withdraw_findings(service: Any, extraction: Extraction, captured: dict[str, str],
@@ -130,17 +139,9 @@ def _withdraw_findings(service: Any, extraction: Extraction, captured: dict[str,
     a diagnosis. A Stop sees an answer before the reply to it. One someone has archived,
     deleted or edited since stands."""
     now = {f.key for f in extraction.findings}
-    for key, memory_id in list(captured.items()):
-        if not key.startswith("finding:") or key in now:
-            continue
-        if _as_captured(service, memory_id, key, written) is not None:
-            try:
-                service.archive(memory_id)
-            except EngramError:
-                continue
-            result.archived.append(memory_id)
-        captured.pop(key, None)
-        written.pop(key, None)
+    for key in list(captured):
+        if key.startswith("finding:") and key not in now:
+            _archive_as_captured(service, key, captured, written, result)
 
 
 def apply(
