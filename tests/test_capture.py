@@ -2641,3 +2641,19 @@ def test_a_format_check_or_a_failure_that_names_nothing_with_no_why_is_no_bug_no
         .bash("git commit -m 'paging'", "[main 1a2b3c4] paging")
     )
     assert found(session.extract(), "bug_note") == []
+
+
+def test_the_person_settling_what_was_asked_in_their_own_words_is_a_decision():
+    session = (
+        Session().prompt("I don't want it to only work for me: a cross-platform dev server?")
+        .say("A minimal `package.json` with a dev server works anywhere Node does. Option 1: "
+             "Vite (fast, modern). Option 2: `serve` (dead simple). Or shall I just go with "
+             "Vite?")
+        .prompt("ok, fine, let's do vite")
+        .edit("package.json")
+        .say("Vite is set up: `npm install`, then `npm run dev`.")
+        .prompt("let's make it cross-browser too")
+        .edit("js/recorder.js")
+    )
+    decisions = [d for d in found(session.extract(), "decision") if "let's" in d]
+    assert decisions == ["ok, fine, let's do vite (answering: Or shall I just go with Vite?)"]

@@ -455,6 +455,28 @@ class Extractor:
             self.add(Finding("decision", f"{shorten(' '.join(said), 300)} ({spelled})",
                              "picked", at=prompt.at, importance=0.6, anchor=prompt.position))
 
+    def chosen(self, turns: list[_Turn]) -> None:
+        """The person settling what the assistant asked or laid out, in their own words
+        ("ok, fine, let's do vite", "let's do maxrecordings = 30. And let's turn on
+        togglemode"): their choice, with the gist of what it chose from."""
+        for proposal, turn in zip(turns, turns[1:], strict=False):
+            prompt, closing = turn.opener, proposal.closing()
+            if not _is_prompt(prompt) or closing is None or not (
+                "?" in closing.text or "？" in closing.text
+                or len(_OPTION_RE.findall(closing.text)) >= 2
+                or len(re.findall(r"\boption \w+", closing.text, re.IGNORECASE)) >= 2
+            ):
+                continue
+            picks = [sentence for sentence in lexicon.sentences(prompt.prose)
+                     if lexicon.CHOICE_RE.search(sentence) and not sentence.endswith(("?", "？"))]
+            if not picks:
+                continue
+            asked = [s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))]
+            offered = shorten(asked[-1], 200) if asked else gist_of([closing.text], 200)
+            content = " ".join(picks) + (f" (answering: {offered})" if offered else "")
+            self.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "chosen",
+                             at=prompt.at, importance=0.6, anchor=prompt.position))
+
     def verdicts(self, turns: list[_Turn]) -> None:
         """The person weighing what was just built and keeping it, with the reason ("cursor
         paging would be nicer but the v1 api can only do offset, so this stays"): their
@@ -1541,6 +1563,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.verdicts(turns)
     extractor.numbered_answers(turns)
     extractor.picked_options(turns)
+    extractor.chosen(turns)
     extractor.decisions(turns)
     extractor.commits()
     extractor.answers()

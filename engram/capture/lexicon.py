@@ -529,6 +529,12 @@ NO_CHANGES_RE = re.compile(_words(
     r"просто (интересно|любопытно)", r"из любопытства", r"(変え|触ら|いじら)ないで", r"興味本位",
     r"(不用|别|不要)改", r"只是好奇", r"바꾸지 마", r"궁금해서",
 ), re.IGNORECASE)
+# The person picking, in their words: "let's do vite", "let's go with B", "vamos con Redis".
+CHOICE_RE = re.compile(_words(
+    r"\blet'?s (do|go with|use|pick|choose|stick with|switch to|turn (on|off)|set|call it|"
+    r"name it|keep)\b", r"\bvamos (con|a usar)\b", r"\bnehmen wir\b", r"\bon (part sur|prend)\b",
+    r"\bvamos de\b", r"\bдавай(те)? (сделаем|возьм[её]м|оставим)\b", r"就用", r"にしよう",
+), re.IGNORECASE)
 # A request to be taught: what comes back is general knowledge, not the project's.
 EXPLAIN_RE = re.compile(_words(
     r"\bexplain\b", r"\bteach me\b", r"\bwhat (is|are) (a|an|the)?\s?\w+\??$",
