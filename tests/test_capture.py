@@ -2654,6 +2654,9 @@ def test_the_person_settling_what_was_asked_in_their_own_words_is_a_decision():
         .say("Vite is set up: `npm install`, then `npm run dev`.")
         .prompt("let's make it cross-browser too")
         .edit("js/recorder.js")
+        .say("Done. Should I also add a `preview` script for the production build?")
+        .prompt("yes, let's do it")
+        .edit("package.json")
     )
     decisions = [d for d in found(session.extract(), "decision") if "let's" in d]
     assert decisions == ["ok, fine, let's do vite (answering: Or shall I just go with Vite?)"]

@@ -531,8 +531,10 @@ NO_CHANGES_RE = re.compile(_words(
 ), re.IGNORECASE)
 # The person picking, in their words: "let's do vite", "let's go with B", "vamos con Redis".
 CHOICE_RE = re.compile(_words(
-    r"\blet'?s (do|go with|use|pick|choose|stick with|switch to|turn (on|off)|set|call it|"
-    r"name it|keep)\b", r"\bvamos (con|a usar)\b", r"\bnehmen wir\b", r"\bon (part sur|prend)\b",
+    # (not a go-ahead: "let's do it", "let's set up the repo")
+    r"\blet'?s (do(?! (it|this|that|so)\b)|go with|use|pick|choose|stick with|switch to|"
+    r"turn (on|off)|set(?! up\b)|call it|name it|keep)\b",
+    r"\bvamos (con|a usar)\b", r"\bnehmen wir\b", r"\bon (part sur|prend)\b",
     r"\bvamos de\b", r"\bдавай(те)? (сделаем|возьм[её]м|оставим)\b", r"就用", r"にしよう",
 ), re.IGNORECASE)
 # A request to be taught: what comes back is general knowledge, not the project's.
