@@ -140,6 +140,8 @@ _SENDING = frozenset({"-d", "--data", "--data-raw", "--data-binary", "--json", "
                       "-T", "--upload-file", "-X", "--request", "--post-data"})
 # A request sent with a body that still only reads: a search, a query, an RPC read.
 _READ_REQUEST_RE = re.compile(r"search|query|graphql|jsonrpc|/rpc\b|\bget[A-Z]\w+", re.I)
+# A throwaway file's place (`/tmp/t.zig`, macOS's `/private/tmp`, `/dev/shm`): no project's.
+SCRATCH_RE = re.compile(r"^(/private)?(/var)?/tmp/|^/dev/shm/")
 _INTERPRETERS = frozenset({"node", "python", "python3", "ruby", "deno", "bun", "perl"})
 
 
@@ -168,7 +170,7 @@ def is_query(command: str) -> bool:
         elif program in _INTERPRETERS:
             inline = any(w in ("-e", "-c", "-p", "--eval", "-") for w in rest[1:3])
             script = next((w for w in rest[1:] if not w.startswith("-")), "")
-            if not (inline or script.startswith(("/tmp/", "/private/tmp/"))):
+            if not (inline or SCRATCH_RE.match(script)):
                 return False
             asked = True
         elif program in _ASKING:

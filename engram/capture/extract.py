@@ -34,6 +34,7 @@ from ..hooks import triage
 from . import lexicon, shell
 from .changes import change_gist
 from .commands import (
+    SCRATCH_RE,
     Streak,
     display_command,
     family,
@@ -597,7 +598,7 @@ class Extractor:
             solution=why or None, importance=0.6, anchor=start,
         )
         if not (_on_scratch(failing.command or "", self.cwd)
-                and all(_SCRATCH_RE.match(f) for f in files)  # a throwaway script's bug
+                and all(SCRATCH_RE.match(f) for f in files)  # a throwaway script's bug
                 or _UNFORMATTED_RE.search(error)  # tidying
                 or not why and _SAYS_NOTHING_RE.match(error)):  # "BUILD FAILED", no why
             self.add(finding)
@@ -922,7 +923,7 @@ class Extractor:
             call = event.tool
             if call is None or call.name not in EDIT_TOOLS or call.failed is not False or (
                 _AGENT_NOTES_RE.search(call.file_path or "")
-                or _SCRATCH_RE.match(call.file_path or "")  # a throwaway script decides nothing
+                or SCRATCH_RE.match(call.file_path or "")  # a throwaway script decides nothing
             ):
                 continue
             texts, at = self.text_before(event.position, past_bookkeeping=True,
@@ -940,7 +941,7 @@ class Extractor:
             ):
                 edit = next((e.position for e in turn.events if e.tool and e.tool.name in
                              EDIT_TOOLS and e.tool.failed is False
-                             and not _SCRATCH_RE.match(e.tool.file_path or "")), None)
+                             and not SCRATCH_RE.match(e.tool.file_path or "")), None)
                 if edit is not None:
                     passages.append(([closing.text], closing.at, closing.position, edit))
         for texts, at, first, edit_at in passages:
@@ -1312,7 +1313,7 @@ def _observed(turn: _Turn, cwd: str | None) -> bool:
     machine's own files (`~/Library/LaunchAgents`, `/opt/homebrew`), searched the web,
     asked a tool server. Running the project's checks tells about the code, not this."""
     def outside(command: str) -> bool:
-        return any(not (cwd and path.startswith(cwd)) and not _SCRATCH_RE.match(path)
+        return any(not (cwd and path.startswith(cwd)) and not SCRATCH_RE.match(path)
                    and path not in ("/", "/dev/null") for path in _ABSOLUTE_RE.findall(command))
 
     looked = False
@@ -1320,7 +1321,7 @@ def _observed(turn: _Turn, cwd: str | None) -> bool:
         call = event.tool
         if call is None or call.failed is not False:
             continue
-        if call.name in EDIT_TOOLS and not _SCRATCH_RE.match(call.file_path or ""):
+        if call.name in EDIT_TOOLS and not SCRATCH_RE.match(call.file_path or ""):
             return False
         if call.name in _LOOKING_TOOLS or _READING_SERVER_TOOL_RE.search(call.name):
             looked = True
@@ -1406,7 +1407,6 @@ _UNAVAILABLE_RE = re.compile(
     re.IGNORECASE)
 
 
-# Reformatting the code before a format check: tidying, not a problem worth remembering.
 # A format check's complaint: tidying, not a bug.
 _UNFORMATTED_RE = re.compile(
     r"\b(not (properly )?formatted|would (be )?reformat\w*|formatting (issues|check failed)|"
@@ -1415,6 +1415,7 @@ _UNFORMATTED_RE = re.compile(
 _SAYS_NOTHING_RE = re.compile(
     r"^\W*(build failed|failed|failure|fail|error|errors?|it failed|tests? failed)"
     r"( in [\d.]+ ?m?s)?\W*$", re.IGNORECASE)
+# Reformatting the code before a format check: tidying, not a problem worth remembering.
 _FORMATTING_RE = re.compile(r"\b(format|fmt|prettier|black|isort|gofmt|rustfmt|--fix)\b")
 
 
@@ -1581,9 +1582,9 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
         for c in session.tools
     )
     # Scratch files (a throwaway program in /tmp) are no project's work, nor their reasons.
-    work = [f for f in files if not _SCRATCH_RE.match(f)]
+    work = [f for f in files if not SCRATCH_RE.match(f)]
     knowledge = any(f.type in ("constraint", "preference", "project_fact") or (
-        f.type == "decision" and not (f.files and all(_SCRATCH_RE.match(x) for x in f.files))
+        f.type == "decision" and not (f.files and all(SCRATCH_RE.match(x) for x in f.files))
     ) for f in extractor.findings)
     # "quick one, no changes: what does rotate.pl do?": an explanation asked for; its
     # checks and its prose are the answer of the day, not what the project keeps
@@ -1599,9 +1600,6 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
                and run_outcome(c) is True]
     return Extraction(findings, _summary(extractor, turns, files), files, started, False,
                       settled)
-
-
-_SCRATCH_RE = re.compile(r"^(/private)?(/var)?/tmp/|^/dev/shm/")
 
 
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
@@ -1634,7 +1632,7 @@ def _takes_back(earlier: tuple[str, str, int], old: str, new: str) -> bool:
 def _on_scratch(command: str, cwd: str | None) -> bool:
     """A run of a throwaway file (`zig run /tmp/t.zig`): no recipe of the project's."""
     files = [t for t in targets(command, cwd) if "/" in t]
-    return bool(files) and all(_SCRATCH_RE.match(f) for f in files)
+    return bool(files) and all(SCRATCH_RE.match(f) for f in files)
 
 
 def _rehearsal(turns: list[_Turn]) -> bool:
