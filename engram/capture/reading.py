@@ -342,15 +342,19 @@ _PROPOSAL_HEADING_RE = re.compile(
     re.IGNORECASE)
 
 
+def _heads(line: str) -> bool:
+    """A (stripped) line that heads what follows: `## …`, "…:", a bold line."""
+    return line.startswith("#") or line.endswith((":", "：")) or bool(
+        re.match(r"^\*\*[^*]+\*\*[:：]?$", line))
+
+
 def done_part(text: str) -> str:
     """A wrap-up up to where it turns to what is left or what it proposes: only that part
     tells what was decided."""
     lines = text.splitlines()
     for number, raw in enumerate(lines):
         line = raw.strip()
-        heading = line.startswith("#") or line.endswith((":", "：")) or bool(
-            re.match(r"^\*\*[^*]+\*\*[:：]?$", line))
-        if number and heading and len(line) < 120 and (
+        if number and _heads(line) and len(line) < 120 and (
             _open_heading(line) or _PROPOSAL_HEADING_RE.search(line)
         ):
             return "\n".join(lines[:number])
@@ -389,10 +393,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
         if not line:
             continue
         bullet = re.match(r"^(?:[-*•]|\d+[.)]|\[ \])\s+(.*)$", line)
-        heading = (not bullet and (
-            line.startswith("#") or line.endswith((":", "："))
-            or re.match(r"^\*\*[^*]+\*\*[:：]?$", line)
-        ))
+        heading = not bullet and _heads(line)
         inline = re.match(r"^(?:\*\*)?([^:：*]{2,40})(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.{6,})$",
                           line)
         if not bullet and inline and _open_heading(inline.group(1)):
