@@ -61,7 +61,14 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        # the fifth batch, alternate ones by name, opened on 2026-11-28
                        "bevy-tunnelling-subagent-fr", "ktor-idempotency-compact-en",
                        "nomad-periodic-pl", "redis-streams-pendientes-es",
-                       "zephyr-ble-power-zh"})
+                       "zephyr-ble-power-zh",
+                       # the twenty sealed ones, alternate ones by name, opened on 2026-11-28
+                       # (fifth session), when a seventh batch came to be sealed
+                       "airflow-partner-backfill-en", "channels-tracking-mixed-hi-en",
+                       "drf-celery-relatorios-pt", "expo-push-es", "foundry-vesting-review-en",
+                       "k8s-operator-compact-en", "micropython-mqtt-subagent-zh",
+                       "nvim-blame-subagent-ru", "rust-embassy-i2c-mixed-tr-en",
+                       "trpc-prisma-handoff-pt"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",

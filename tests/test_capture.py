@@ -2660,3 +2660,101 @@ def test_the_person_settling_what_was_asked_in_their_own_words_is_a_decision():
     )
     decisions = [d for d in found(session.extract(), "decision") if "let's" in d]
     assert decisions == ["ok, fine, let's do vite (answering: Or shall I just go with Vite?)"]
+
+
+def test_a_symptom_told_in_the_persons_language_and_found_it_are_the_bug_and_its_cause():
+    session = (
+        Session().prompt("A exportação de relatórios falha de vez em quando: o ficheiro nunca "
+                         "aparece. No worker aparece um DoesNotExist. Vê o que se passa.")
+        .bash("docker compose logs celery | tail -20", "ERROR Relatorio.DoesNotExist")
+        .say("Encontrado. Com `ATOMIC_REQUESTS = True` a tarefa é enviada dentro da transação. "
+             "O worker pode apanhar a tarefa antes do COMMIT e o registo ainda não existe. "
+             "Depende de quem ganha a corrida, por isso é intermitente.")
+        .edit("relatorios/views.py", "gerar.delay(pk)",
+              "transaction.on_commit(lambda: gerar.delay(pk))")
+        .bash("pytest -q", "12 passed in 1.1s")
+    )
+    extraction = session.extract()
+    [bug] = found(extraction, "bug_note")
+    assert "DoesNotExist" in bug and "antes do COMMIT" in bug, bug
+    assert found(extraction, "constraint") == []  # "nunca aparece", "No worker" forbid nothing
+
+
+def test_what_never_happens_and_a_pasted_log_line_are_no_rules():
+    for said in ("o ficheiro nunca aparece", "the callback never fires on Android",
+                 'ERROR  [Error: No "projectId" found. You have to pass it in yourself.]',
+                 "en el Pixel no pide permiso y no llega nada",
+                 "and we still don't clean up the old Jobs when a schedule is deleted"):
+        assert rule_type(said) is None, said
+    assert rule_type("note everything touching the partner sftp goes through the sftp pool, "
+                     "they block our IP above 3 connections") == "constraint"
+
+
+def test_work_the_person_puts_off_in_passing_is_a_todo_and_a_question_keeps_its_context():
+    session = (
+        Session().prompt("review #88 please, just findings")
+        .edit("test/Poc.t.sol")
+        .bash("forge test", "Suite result: ok. 3 passed")
+        .say("Review text is in /tmp/review-88.md.")
+        .prompt("thx. one thing I'm not sure about: do we even want to support fee-on-transfer "
+                "tokens here? leave it open, I'll bring it up friday. and slither in CI is "
+                "overdue, I'll ask Lena after the audit. debounce later, the README I'll do "
+                "myself")
+    )
+    extraction = session.extract()
+    questions, todos = found(extraction, "open_question"), found(extraction, "todo")
+    assert [q for q in questions if "fee-on-transfer" in q] == [
+        "one thing I'm not sure about: do we even want to support fee-on-transfer tokens "
+        "here? leave it open, I'll bring it up friday."], questions
+    assert any("slither" in t and "Lena" in t for t in todos), todos
+    assert not any("slither" in q for q in questions), questions
+    assert any(t.startswith("debounce later") for t in todos), todos
+    assert Session().prompt("great, see you later").extract().findings == []
+
+
+def test_a_try_the_error_names_and_the_rewrite_takes_out_is_a_failed_attempt():
+    use = ("db.$use(async (params, next) => {\n  if (params.model === 'Cliente') "
+           "params.args.where = { ...params.args.where, excluidoEm: null }\n"
+           "  return next(params)\n})")
+    session = (
+        Session().prompt("soft delete for Cliente please")
+        .say("For the central filter I'll use a Prisma middleware:")
+        .edit("src/server/db.ts", "export const db = new PrismaClient();",
+              f"export const db = new PrismaClient();\n\n{use}")
+        .bash("pnpm tsc --noEmit 2>&1 | tail -3",
+              "src/server/db.ts(7,4): error TS2339: Property '$use' does not exist on type "
+              "'PrismaClient'.")
+        .say("`$use` was removed in Prisma 6; the current way is a client extension. Swapping:")
+        .tool("Write", {"file_path": f"{CWD}/src/server/db.ts",
+                        "content": "export const db = new PrismaClient().$extends({})\n"}, "ok")
+        .bash("pnpm tsc --noEmit", "")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "middleware" in attempt and "removed in Prisma 6" in attempt, attempt
+    first = "const entrega = addDays(hoy(), pedido.envio.dias);\nconst texto = formatear(entrega);"
+    tweak = (  # the rewrite keeps what the error named: a line touched up, nothing given up
+        Session().prompt("show the delivery date")
+        .edit("ResumenPedido.tsx", "const a = 1;", first)
+        .bash("pnpm tsc --noEmit 2>&1 | tail -3", "error TS18048: 'pedido.envio' is possibly "
+              "'undefined'.")
+        .edit("ResumenPedido.tsx", first, "const dias = pedido.envio?.dias;\n"
+              "const texto = dias ? formatear(addDays(hoy(), dias)) : null;")
+        .bash("pnpm tsc --noEmit", "")
+    )
+    assert found(tweak.extract(), "failed_attempt") == []
+
+
+def test_a_change_the_person_turns_down_decided_nothing():
+    session = (
+        Session().prompt("the export sometimes fails with DoesNotExist in the worker")
+        .say("The quickest way to remove the race, which is why it is intermittent: delay "
+             "the task a little so the transaction commits first.")
+        .edit("views.py", "gerar.delay(pk)", "gerar.apply_async((pk,), countdown=2)")
+        .prompt("countdown no. that's a bet: with a slow DB it fails again, doesn't work")
+        .say("You're right. I'm reverting it and using transaction.on_commit instead.")
+        .edit("views.py", "gerar.apply_async((pk,), countdown=2)",
+              "transaction.on_commit(lambda: gerar.delay(pk))")
+    )
+    extraction = session.extract()
+    assert not any("delay the task" in d for d in found(extraction, "decision"))
+    assert any("delay the task" in a for a in found(extraction, "failed_attempt"))

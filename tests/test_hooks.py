@@ -504,6 +504,11 @@ def test_destructive_commands_are_never_verifiable(command):
     ({"stdout": "Line 41 Column 2: The pattern can never match\n===> Warnings occurred "
                 "running dialyzer: 1"}, False),
     ({"stdout": "%%% courier_worker_SUITE: ...\nAll 3 tests passed."}, True),
+    # tsc and dotnet behind `| tail` (exit 0)
+    ({"stdout": "src/server/db.ts(7,4): error TS2339: Property '$use' does not exist on type "
+                "'PrismaClient'."}, False),
+    ({"stdout": "Api/Orders.cs(12,9): error CS0103: The name 'x' does not exist"}, False),
+    ({"stdout": "Found 0 errors. Watching for file changes."}, True),
 ])
 def test_bash_success_from_claude_codes_tool_response(response, ok):
     assert triage.bash_succeeded(response) is ok

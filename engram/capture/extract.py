@@ -54,6 +54,7 @@ from .commits import commit_of
 from .failures import error_line, pasted_error
 from .reading import (
     MAX_REASON_CHARS,
+    QUESTION_WORD_RE,
     answers_of,
     design_items,
     done_part,
@@ -615,9 +616,17 @@ class Extractor:
             if not previous.edited and lexicon.CORRECTION_RE.match(prompt.text):
                 continue  # a proposal turned down: nothing was built to be broken
             pasted = pasted_error(prompt.text)  # the log the user pasted says what broke
-            symptom = next((s for s in lexicon.sentences(prompt.prose)
-                            if lexicon.PROBLEM_RE.search(s) and len(s) >= 15
-                            and rule_type(s) is None), "") or pasted
+            said = lexicon.sentences(prompt.prose)
+            at = next((n for n, s in enumerate(said) if lexicon.PROBLEM_RE.search(s)
+                       and len(s) >= 15 and rule_type(s) is None), None)
+            symptom = "" if at is None else said[at]
+            for more in said[at + 1:at + 3] if at is not None else []:
+                # the symptom told on: "… never appears. The worker logs a DoesNotExist."
+                if not lexicon.PROBLEM_RE.search(more) or rule_type(more) is not None or (
+                        text_weight(symptom) + text_weight(more) > 240):
+                    break
+                symptom = f"{symptom} {more}"
+            symptom = symptom or pasted
             # The assistant agreeing that what the user saw is wrong ("Right, current_user
             # is useless here"): a report, however the user worded it.
             acknowledged = not symptom and previous.worked and self.acknowledges(turn)
@@ -771,7 +780,20 @@ class Extractor:
                         self.revert(path, undone[2], call.position)
                         earlier.remove(undone)
                         break
+                    replaced = next((e for e in reversed(earlier) if " ".join(e[1].split())
+                                     in " ".join(old.split()) and _drops(e, new)), None)
+                    if replaced is not None:
+                        self.revert(path, replaced[2], call.position, replaced=True)
+                        earlier.remove(replaced)
                     earlier.append((old, new, call.position))
+            elif call.name == "Write" and path and isinstance(call.input.get("content"), str):
+                # the file written anew without what an earlier edit put in: that try replaced
+                earlier = edits.get(path, [])
+                replaced = next((e for e in reversed(earlier)
+                                 if _drops(e, call.input["content"])), None)
+                if replaced is not None:
+                    self.revert(path, replaced[2], call.position, replaced=True)
+                    edits[path] = []
             elif call.name == "Bash" and call.command:
                 words = words_of(call.command)
                 if words[:2] in (["git", "checkout"], ["git", "restore"], ["git", "stash"]) or (
@@ -786,7 +808,7 @@ class Extractor:
                             self.revert(file_path, history[0][2], call.position)
                             edits[file_path] = []
 
-    def revert(self, path: str, first: int, undo: int) -> None:
+    def revert(self, path: str, first: int, undo: int, *, replaced: bool = False) -> None:
         tried_texts, _ = self.text_before(first)
         if not tried_texts:  # one plan, then several edits: the plan is before the first
             start = first
@@ -806,6 +828,11 @@ class Extractor:
                       for t in between)
         if not errors and not gave_up:
             return  # an edit undone with nothing failing in between is tidying, not an attempt
+        tried_call, undo_call = self.events[first].tool, self.events[undo].tool
+        if replaced and not (tried_call and undo_call and _named_by(
+            errors, _written(tried_call), _written(undo_call))
+        ):  # rewritten after some failure: a try given up only if the error named what it
+            return  # added and the rewrite took that out ("Property '$use' does not exist")
         why = (insight_passage(why_texts, 240)[0] or gist_of(why_texts)
                or next((e for e in errors if e), ""))
         said = [e.text for e in self.events[first:undo] if e.kind == "text"]
@@ -821,8 +848,9 @@ class Extractor:
         self.revert_windows.append((first, undo))
         self.undone.add(first)
         self.undoing.add(undo)
-        content = f"Tried: {approach} ({gist}) — reverted" if gist and gist not in approach else (
-            f"Tried: {approach} — reverted")
+        undone = "replaced" if replaced else "reverted"
+        content = f"Tried: {approach} ({gist}) — {undone}" if gist and gist not in approach else (
+            f"Tried: {approach} — {undone}")
         if why:
             content += f": {why}"
         self.attempt(first, approach, Finding("failed_attempt", content, "revert", at=at,
@@ -846,6 +874,10 @@ class Extractor:
             if not said:
                 continue
             # else what it said of what it did, not what it asked ("which mode today?")
+            last_edit = next((e.position for e in reversed(previous.events) if e.tool
+                              and e.tool.name in EDIT_TOOLS and e.tool.failed is False), None)
+            if last_edit is not None:  # the change turned down decided nothing
+                self.undone.add(last_edit)
             approach = self.last_change_reason(previous) or previous.closing_gist() or gist_of(
                 [e.text for e in previous.events if e.kind == "text" and not any(
                     s.rstrip("*").endswith(("?", "？")) for s in lexicon.sentences(e.text))])
@@ -1225,6 +1257,7 @@ class Extractor:
                           and not (briefly and text.endswith(("?", "？")))]
         # A question the user hands to someone at the end ("ask Priya", "faudra demander à
         # Claire si …"): open until they answer, with the question it follows when there is one.
+        handed: set[str] = set()  # each question handed on once
         for turn in turns[last_work:]:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt":
@@ -1234,7 +1267,15 @@ class Extractor:
                 if not lexicon.HANDOFF_RE.search(sentence) or rule_type(sentence, long_prompt=(
                     len(prompt.text) > 600)) is not None:
                     continue
-                asked = [s for s in said[max(0, number - 2):number] if s.endswith(("?", "？"))]
+                asked = [s for s in said[max(0, number - 2):number]
+                         if s.endswith(("?", "？")) and s not in handed]
+                if not asked and lexicon.DEFER_RE.search(sentence) and not (
+                    QUESTION_WORD_RE.search(sentence) or lexicon.UNCERTAIN_RE.search(sentence)
+                ):
+                    # "slither in CI is overdue, I'll ask Lena after the audit": work put
+                    # off, with who it waits on
+                    items.append(("todo", sentence, prompt.at, -1))
+                    continue
                 ours = [i for i, item in enumerate(items) if item[0] == "open_question"]
                 if not asked and ours and not lexicon.PROBLEM_RE.search(sentence) and (
                     text_weight(sentence) < 80
@@ -1248,6 +1289,7 @@ class Extractor:
                     asked = [said[number - 1]]
                 items.append(("open_question", " ".join([*asked[-1:], sentence]), prompt.at,
                               -1))
+                handed.update(asked[-1:])
         prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
         if prompts:  # the user's last words naming work for later, or not done yet
             last = prompts[-1]
@@ -1256,7 +1298,8 @@ class Extractor:
             items += [("open_question", s, last.at, -1) for s in lexicon.sentences(last.prose)
                       if (lexicon.UNCERTAIN_RE.search(s) or lexicon.UNDECIDED_RE.search(s))
                       and text_weight(s) >= 30 and rule_type(s) is None
-                      and not lexicon.HANDOFF_RE.search(s)]
+                      and not lexicon.HANDOFF_RE.search(s)
+                      and not any(s in item[1] for item in items)]  # handed on already
             items += [("todo", s, last.at, -1) for s in lexicon.sentences(last.prose)
                       if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
                       and len(s) >= 20
@@ -1266,7 +1309,8 @@ class Extractor:
             if prompt is None or prompt.kind != "prompt":
                 continue
             items += [("todo", s, prompt.at, -1) for s in lexicon.sentences(prompt.prose)
-                      if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15]
+                      if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15
+                      and not any(s in item[1] for item in items)]
         seen: set[str] = set()
         for kind, text, at, anchor in items[:MAX_TODOS]:
             words = set(re.findall(r"\w+", text.lower()))
@@ -1627,6 +1671,33 @@ def _takes_back(earlier: tuple[str, str, int], old: str, new: str) -> bool:
     before, after, old, new = (" ".join(t.split()) for t in (before, after, old, new))
     return new == before and old != new and (old == after or (
         len(after) >= 8 and after in old))
+
+
+_QUOTED_RE = re.compile(r"'([^'\s]{2,60})'|`([^`\s]{2,60})`|\"([^\"\s]{2,60})\"")
+
+
+def _written(call: ToolCall) -> str:
+    return str(call.input.get("new_string") or call.input.get("content") or "")
+
+
+def _named_by(errors: list[str], added: str, rewritten: str) -> bool:
+    """Whether an error line quotes a name a change added that its rewrite took out
+    ("Property '$use' does not exist"): the failure was that change's own."""
+    names = {next(g for g in m.groups() if g) for e in errors for m in _QUOTED_RE.finditer(e)}
+    return any(name in added and name not in rewritten for name in names)
+
+
+def _drops(earlier: tuple[str, str, int], text: str) -> bool:
+    """Whether `text` (what replaces an earlier edit's result) leaves out most of the lines
+    that edit added: the approach itself taken out, not a line of it touched up."""
+    before, after, _ = earlier
+    kept = {line.strip() for line in before.splitlines()}
+    added = [line.strip() for line in after.splitlines()
+             if line.strip() and line.strip() not in kept]
+    if len(added) < 2 or sum(map(len, added)) < 60:
+        return False
+    now = {line.strip() for line in text.splitlines()}
+    return sum(line in now for line in added) < len(added) / 2
 
 
 def _on_scratch(command: str, cwd: str | None) -> bool:

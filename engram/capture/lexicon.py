@@ -29,7 +29,8 @@ _LASTING = _words(
     r"\bat all times\b", r"\bno matter what\b", r"\bon purpose\b", r"\bdeliberately\b",
     r"\bby design\b", r"\bintentionally\b",
     # everything of a kind, for good: "everything in prod gets protect: true"
-    r"\beverything (in|on|under) \S+ (gets|has|is|stays|goes|must)\b",
+    r"\beverything (in|on|under|touching|that touches|talking to) \S+( \S+){0,3} (gets|has|is|"
+    r"stays|goes|must)\b",
     r"\balles (in|auf) \S+ (bekommt|hat|ist|muss)\b", r"\btout (en|sur|dans) \S+ (a|doit|est)\b",
     r"\btodo (en|lo de) \S+ (lleva|tiene|debe|va)\b", r"\btudo (em|no|na) \S+ (leva|tem|deve)\b",
     # a state to keep: "and it stays that way", "パーサは今のままで"
@@ -190,12 +191,15 @@ EMPHASIS_RE = re.compile(
 _SPANISH_NEGATED_VERB = (
     r"(?:\w+(?:ó|aba|aban|ía|ían|uvo|ieron|aron)\b|(?:resolvio|funciono|rompio|compilo|"
     r"es|está|están|era|fue|hay|va|anda|sé|sabe|funciona|funcionan|sirve|carga|compila|"
-    r"corre|aparece|encuentra|existe|puedo|puede|pude|tengo|tiene|hace|veo|entiendo|sale)\b)")
+    r"corre|aparece|encuentra|existe|puedo|puede|pude|tengo|tiene|hace|veo|entiendo|sale|"
+    r"llega|llegan|pide|piden|salen|aparecen|cargan|guarda|muestra|responde|arranca|abre)\b)")
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
     r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
     r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому)\s+)"
-    r"(żadnych|żadnego|żadnej|no(?!\s+" + _SPANISH_NEGATED_VERB + r")|keine?n?|pas d[e']|nada de|"
+    r"(żadnych|żadnego|żadnej|no(?!\s+" + _SPANISH_NEGATED_VERB + r"|\s+\S+\s+(aparece|aparecem|"
+    r"acontece|fica|ficam|tem|têm|há|está|estão|roda|rodam|sai|mostra|existe|chega)\b)|"
+    r"keine?n?|pas d[e']|nada de|"
     r"sem|ni|никаких|никакого|никакой)\s+[`'\"«“@.-]?\w+|"
     r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",
@@ -229,6 +233,20 @@ _PREFERENCE = _words(
     r"既存(の(もの)?)?と同じ", r"(和|跟|与)现有的?\S{0,6}一样",
     r"\bwolę\b", r"\bwolimy\b", r"\blepiej (użyć|używać|pisać)\b", r"선호", r"좋겠", r"편해요",
 )
+# The assistant saying it has found the cause: what follows is the diagnosis.
+FOUND_IT_RE = re.compile(
+    r"^\W*(found it|got it|there it is|that's it|encontrad[oa]|achei|lo encontré|encontré|"
+    r"trouvé|gefunden|нашёл|нашел|вот оно|找到了|找到原因|見つけ(た|ました))\W*$",
+    re.IGNORECASE)
+# What never happens is a symptom, not a rule: "o ficheiro nunca aparece", "it never loads".
+NEVER_HAPPENS_RE = re.compile(
+    r"\b(never|nunca|jamais|nie|niemals) (\w+ )?(appears|arrives|loads|finishes|returns|shows|"
+    r"works|fires|completes|ends|happens|gets (called|sent|saved)|aparece|llega|chega|funciona|"
+    r"carga|carrega|termina|acaba|sale|sai|vuelve|volta|arrive|apparaît|marche|fonctionne|"
+    r"se termine|(kommt|erscheint|lädt|funktioniert|endet)( an)?)\b|"
+    r"никогда не (приходит|появляется|грузится|работает|заканчивается)|从来没(有)?\S{1,4}|"
+    r"一度も\S{1,6}(ない|ません)",
+    re.IGNORECASE)
 # Phrases that look like rules but ask for nothing lasting.
 SELF_REPORT_RE = re.compile(
     r"\bi (never|always|don't|do not|didn't|did not) (call|called|use|used|did|do|had|touch|"
@@ -240,7 +258,8 @@ NOT_A_RULE_RE = re.compile(
     r"expect|believe|remember|recall|suppose|need"
     r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
     r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
-    r"them|yet)\b|\bjust (explain|tell|show|look)\b",
+    r"them|yet)\b|\bjust (explain|tell|show|look)\b|"
+    r"\b(we|it|they|this|that|he|she) still (don't|do not|doesn't|does not|can't|cannot|won't)\b",
     re.IGNORECASE,
 )
 
@@ -356,11 +375,19 @@ PROBLEM_RE = re.compile(_words(
     # tab", "stopped saving after #214", "no longer loads"
     r"\b(gives?|giving|gave|got|returns?|returning|returned|throws?|answers?) (an? |me )?"
     r"(http )?[45]\d\d\b", r"\bstopped (\w+ing)\b", r"\bno longer (works?|\w+s)\b",
-    r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"fehler", r"kaputt",
+    # an exception named in passing: "No worker aparece um DoesNotExist"
+    r"(?-i:\b[A-Z]\w*(Error|Exception)\b|\bDoesNotExist\b)",
+    r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"подвиса", r"зависа",
+    r"тормоз", r"съезжа", r"не (приходит|приходят|доходит|доходят|сохраняет|грузит)",
+    r"fehler", r"kaputt",
     r"schlägt fehl", r"stürzt ab", r"doppelt", r"erreur", r"plante", r"échoue", r"cassé",
     r"en double", r"deux fois", r"falla", r"roto", r"duplicad", r"dos veces", r"erro\b",
+    r"\bfalh(a|as|am|ou|aram|ando)\b", r"\bnão (chega|aparece|carrega|funciona|salva|abre)\b",
+    r"\bnunca (aparece|chega|llega|carga)\b",
+    r"\bno (llega|llegan|aparece|aparecen|carga|cargan|funciona|funcionan|pide|guarda|arranca)\b",
     r"quebr", r"duas vezes", r"报错", r"错误", r"失败", r"崩溃", r"重复", r"エラー", r"失敗",
-    r"落ちる", r"重複", r"バグ", r"errore", r"duplicat", r"błąd", r"dubluj", r"podwójn",
+    r"落ちる", r"重複", r"バグ", r"不再", r"卡住", r"卡死", r"死机", r"没反应",
+    r"errore", r"duplicat", r"błąd", r"dubluj", r"podwójn",
     r"에러", r"오류", r"깨져", r"중복",
 ), re.IGNORECASE)
 # A labelled line of a wrap-up that names a cause or a fix.
@@ -379,7 +406,9 @@ CAUSE_LABEL_RE = re.compile(
 # The assistant announcing what it found wrong: "Deux problèmes dans ra_ajax_book :", "the
 # bug is", "问题出在" — a bug report, however the user worded what they saw.
 DIAGNOSIS_RE = re.compile(_words(
-    r"\b(two|three|several|a few|\d) (problems|bugs|issues)\b",
+    r"\b(two|three|several|a few|\d|both) (problems|bugs|issues)\b", r"\bобе проблемы\b",
+    r"\bbeide (probleme|fehler)\b", r"\bles deux (problèmes|bugs)\b",
+    r"\bambos (problemas|bugs|errores|erros)\b", r"两个问题",
     r"\bthe (bug|problem|issue|root cause) (is|was|here is)\b", r"\bfound (it|the (bug|cause))\b",
     r"\b(deux|trois|plusieurs) (problèmes|bugs|soucis)\b", r"\ble (problème|bug|souci) "
     r"(est|vient|c'est)\b", r"\b(zwei|drei|mehrere) (probleme|bugs|fehler)\b",
@@ -437,13 +466,14 @@ HANDOFF_RE = re.compile(_words(
     r"\b(lo|eso lo) (tiene que|debe|va a) (decidir|decir)\b", r"\blo decide\b",
     r"\bperguntar (a|ao|à|pro|pra)\b", r"\bpergunta (a|ao|à|pro|pra)\b", r"\bver com (o|a)\b",
     r"\bquem decide\b", r"\bchiedere a\b", r"\bchiedi a\b", r"\bdecide \w+\b(?= e| \.)",
-    r"\bспрос(и|ить|им|ите|ю)\b", r"\bуточн(ю|ить|и|им) у\b", r"\bрешает \w+",
+    r"\bспрос(и|ить|им|ите|ю)\b", r"\bспрошу\b", r"\bуточн(ю|ить|и|им) у\b", r"\bрешает \w+",
     r"问问", r"问一下", r"得问", r"要问", r"去问", r"问[老小阿][\u4e00-\u9fff]", r"由\S{1,8}决定",
     r"\S{1,6}说了算",
     r"に聞(いて|く|かない)", r"に確認(して|する|しない)", r"に相談", r"が決める",
     r"에게 물어", r"한테 물어",
     r"\b(za|s)?pyta(m|my|ć|j)? \w+", r"\bpyta \w+", r"\bvraag (het )?(aan )?\w+",
     r"\bvragen aan\b", r"\b(navragen|nagaan) bij\b",
+    r"\bi'll (bring|raise) (it|this|that) (up )?(on|at|in|with|friday|monday|tomorrow)\b",
     # parked for a meeting: "let's bring it up at the standup"
     r"\b(discuss|bring (it|this) up|talk about (it|this)|decide) (at|in) (the |tomorrow's |next |"
     r"our )?(meeting|standup|stand-up|retro|planning|sync|weekly)\b",
@@ -550,6 +580,8 @@ EXPLAIN_RE = re.compile(_words(
 LATER_WORK_RE = re.compile(_words(
     r"\bwe('ll| will) (need|have) to\b", r"\bwe (should|need to|still need to)\b",
     r"\bsomeone (should|needs to)\b", r"\bit would be (good|nice) to\b",
+    r"\b(needs?|will need) (a|an|the|to)\b.{0,60}\b(at some point|eventually|someday|one day)\b",
+    r"\b(is|are) (long )?overdue\b", r"\büberfällig\b", r"\ben retard\b", r"давно пора",
     r"нужно будет", r"надо будет", r"стоит (потом|ещё)", r"wir (sollten|müssen noch)",
     r"il faudrait", r"on devrait", r"il faudra", r"habría que", r"deberíamos", r"hay que",
     r"a gente (precisa|deveria)", r"precisamos", r"deveríamos", r"(还|以后)?需要", r"应该",
@@ -591,8 +623,12 @@ DEFER_RE = re.compile(_words(
     r"\bdeixa comigo\b", r"\beu cuido\b", r"\bя сам\w* (займусь|сделаю|разберусь)",
     r"\bзаймусь (этим|сам)", r"我来(处理|跟进|搞定)", r"こちらで(対応|やります)",
     # ... at a time they name: "la copia la lanzo yo el domingo", "下个迭代再删"
-    r"\b(lo|la|los|las) \w+(o|é) yo\b", r"\bi'll\b.{0,60}\b(tonight|on (mon|tues|wednes|thurs|"
-    r"fri|satur|sun)day|this (afternoon|evening|weekend))\b", r"\bje (le |la |les )?\w+"
+    r"\b(lo|la|los|las) \w+(o|é) yo\b", r"\bi'll\b.{0,60}\b(tonight|(on )?(mon|tues|wednes|"
+    r"thurs|fri|satur|sun)day|this (afternoon|evening|weekend))\b",
+    # a thing named, then "later": "debounce потом", "the README later"
+    r"(^|[,;:]\s*)(?!(see|talk|catch|speak|bye|cu|only|even|much|way|too|until|till|but)\b)"
+    r"[^\s,;:]+( [^\s,;:]+){0,3} (later|потом|позже|später|plus tard|más tarde|después|depois|"
+    r"mais tarde|dopo|以后再说|后面再说|あとで|後で)\s*([,;.!]|$)", r"\bje (le |la |les )?\w+"
     r".{0,40}\b(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|ce soir)\b",
     r"\b(mache|starte|erledige) ich\b.{0,40}\b(morgen|montag|dienstag|mittwoch|donnerstag|"
     r"freitag|samstag|sonntag|heute abend)\b", r"(下个|下一个)(迭代|版本|sprint|冲刺)",
@@ -605,7 +641,7 @@ DEFER_RE = re.compile(_words(
     r"завед[уём] (тикет|задачу|issue)", r"(提|建|开)(个|一个)?(工单|issue|ticket)",
     r"チケット(を)?(切|作)",
     r"\bon verra\b", r"\b(after|après|nach|después de|depois d[aoe]s?|после|dopo) (the |la |le |"
-    r"der |dem |el |o |a |il )?(demo|démo|release|launch|lancement|sprint|deadline|freeze|"
+    r"der |dem |el |o |a |il )?(demo|démo|release|launch|lancement|sprint|deadline|freeze|audit|"
     r"релиза|демо)\b",
     r"^(明天|下周|周末)(上午|下午|早上|晚上)?\s?\S",
 ), re.IGNORECASE)
@@ -650,6 +686,8 @@ DID_NOT_WORK_RE = re.compile(_words(
     r"\b(didn't|did not|doesn't|does not|still (doesn't|does not|isn't|is not))\s+(work|help|"
     r"fix)\b", r"\bstill (fails|failing|broken|crash(es|ing)?|the same|red)\b",
     r"\bnot working\b", r"\bno (real |visible |measurable )?(luck|change|difference|improvement)\b",
+    r"\bstill (no|not|nothing)\b", r"\bsigue (sin|igual)\b", r"\bcontinua (sem|igual)\b",
+    r"\btoujours pas\b", r"\bimmer noch (nicht|kein)", r"(всё|все) (ещё|еще) не\b", r"还是没",
     r"\bsame (error|problem|issue)\b",
     r"\bthat broke\b", r"\bmade it worse\b", r"\brevert (it|that|this)\b", r"\bundo (it|that)\b",
     r"не работает", r"не помогло", r"всё ещё (падает|не)", r"та же ошибка", r"откати",
@@ -757,7 +795,9 @@ ABANDON_RE = re.compile(_words(
     r"cette (piste|approche|voie) (ne|est)", r"descart", r"\babandon(o|amos|ar)\b", r"deshago",
     r"desfaço", r"desfiz", r"esse caminho não", r"ese camino no",
     r"放弃", r"撤回", r"撤销", r"这条路", r"不可行", r"やめ(ます|て|る)", r"諦め", r"取り消",
-    r"断念", r"戻します",
+    r"断念", r"戻します", r"\bvolto atrás\b", r"\bvuelvo atrás\b", r"\bvoy a revertir\b",
+    r"\brevierto\b", r"\breverto\b", r"\bnehme (ich )?(das|es|ihn|sie) (wieder )?zurück\b",
+    r"\bquito eso\b", r"\btiro isso\b",
 ), re.IGNORECASE)
 
 # Headings and phrases of what is left open in a wrap-up.
@@ -859,7 +899,7 @@ STILL_OPEN_RE = re.compile(_words(
     r"\b(eventually|at some point|down the (road|line)|ideally)\b",
     r"\b(will|'ll|would) need (a|an|the|to)\b", r"\b(we|you)('ll| will) have to\b",
     r"\bsomeone (should|needs to|will have to|has to)\b",
-    r"\bfalta(m|ndo|ria)?\b", r"还需要", r"还要", r"仍需", r"还得",
+    r"(?<!si hace )(?<!se fizer )\bfalta(m|ndo|ria)?\b", r"还需要", r"还要", r"仍需", r"还得",
     r"\bresta(no)? da\b", r"\bmanca(no)?\b", r"\bda fare\b", r"\bzostał(o|y)\b",
     r"\btrzeba (jeszcze|będzie)\b", r"\bdo zrobienia\b", r"\bpóźniej\b",
     # nl / tr
@@ -877,7 +917,8 @@ UNCERTAIN_RE = re.compile(_words(
     r"\bdepends on (whether|if|how|what|who|which)\b", r"\bhaven't (picked|decided|chosen)\b",
     r"зависит от того", r"hängt davon ab", r"dépend de", r"depende de", r"取决于", r"次第",
     r"\bworth (confirming|checking|asking)\b", r"\bnot (yet )?(decided|checked|verified)\b",
-    r"не знаю,? (ли|нужно|стоит)", r"не уверен", r"нужно уточнить", r"неясно", r"не проверил",
+    r"не знаю,? (ли|нужно|стоит)", r"не уверен", r"нужно уточнить", r"неясно", r"непонятно",
+    r"не проверил",
     r"ich weiß nicht,? ob", r"unklar", r"muss (noch )?geklärt", r"nicht geprüft",
     r"je ne sais pas si", r"à voir avec", r"à confirmer", r"pas vérifié", r"no sé si",
     r"no está claro", r"hay que confirmar", r"não sei se", r"não se sabe", r"a confirmar",

@@ -22,7 +22,7 @@ INVESTIGATION_RE = re.compile(
     r"investigate|understand|figure|review|test|confirm|start|try running|grep)\b",
     re.IGNORECASE,
 )
-_QUESTION_HEADING_RE = re.compile(r"question|вопрос|frage|pregunt|pergunt|问题|質問", re.I)
+QUESTION_WORD_RE = re.compile(r"question|вопрос|frage|pregunt|pergunt|问题|質問", re.I)
 _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 
 
@@ -53,13 +53,21 @@ def gist_of(texts: list[str], limit: int = 220) -> str:
     return shorten(out, limit)
 
 
+_LOG_LINE_RE = re.compile(
+    r"^\W{0,3}(ERROR|FATAL|WARN(ING)?|CRITICAL|Traceback|panic(ked)?\b|error(\[\w+\])?:|"
+    r"[A-Z]\w*(Error|Exception)\b|\d{4}-\d\d-\d\d[ T]\d\d:)")
+
+
 def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
     """'constraint', 'preference' or None for one sentence a person wrote."""
     text = sentence.strip()
     if len(text) < 8 or len(text) > MAX_RULE_CHARS or text.endswith(("?", "？")):
         return None
+    if _LOG_LINE_RE.match(text):
+        return None  # a pasted log line ("ERROR [Error: … you have to pass it in yourself]")
     if lexicon.SELF_REPORT_RE.search(text):
         return None  # "I never call Deno.env anywhere" tells what they did, asks nothing
+    text = lexicon.NEVER_HAPPENS_RE.sub(" ", text)  # a symptom's "never" forbids nothing
     if lexicon.HANDOFF_RE.search(text) or lexicon.WONDER_RE.search(text):
         return None  # "ask Priya, she owns …", "I wonder whether we should": questions
     lasting = bool(lexicon.LASTING_RE.search(text)) or bool(
@@ -204,8 +212,13 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
     chosen: list[tuple[float, str]] = []  # (what it explains, sentence)
     score = 0
     follow = False
+    told = 0
     for text in texts:
         for sentence in lexicon.sentences(text):
+            told -= 1
+            if lexicon.FOUND_IT_RE.match(sentence):
+                told = 3  # "Found it." — the next two sentences are the cause
+                continue
             if len(sentence) < 12 or sentence.endswith(("?", "？")) or sentence.startswith("|"):
                 follow = False  # a question, or a table's row (cells, not an argument)
                 continue
@@ -218,6 +231,10 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
                 chosen.append((value, sentence))
                 score += value
                 follow = True
+            elif told > 0 and len(sentence) >= 20:
+                chosen.append((1, sentence))
+                score += 1
+                follow = False
             elif follow and not INVESTIGATION_RE.match(sentence) and len(sentence) >= 20:
                 chosen.append((0.5, sentence))
                 follow = False
@@ -408,7 +425,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
             continue
         if heading:
             in_section = _open_heading(line) and len(line) < 80
-            question_section = in_section and bool(_QUESTION_HEADING_RE.search(line))
+            question_section = in_section and bool(QUESTION_WORD_RE.search(line))
             # "Would you like me to:", "Could you provide more details about:"
             offering = bool(lexicon.OFFER_RE.search(line) or (
                 lexicon.TO_USER_RE.search(line) and _ASKING_RE.search(line)))

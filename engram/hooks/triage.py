@@ -148,6 +148,7 @@ _FAILURE = (
     # Compilers and runners of other toolchains: `file.swift:15: error: …`, xcodebuild's
     # "** TEST FAILED **", Ansible's "fatal: [host]: FAILED!", molecule's CRITICAL line.
     r"|:\d+(:\d+)?:\s+(fatal )?error:|\*\* [A-Z ]*FAILED \*\*|\bFAILED!|(^|\n)CRITICAL\b"
+    r"|\berror TS\d+:|\berror CS\d+:"  # tsc's "db.ts(7,4): error TS2339: …", dotnet's CS
     r"|==\d+==\s*ERROR:|\b[1-9]\d* tests? failed\b"  # sanitizers; ctest's summary
     # JUnit/NUnit XML reports (Unity, Gradle, Maven) and TAP harnesses (pg_prove, prove)
     r"|\b(failures|failed|errors)=\"[1-9]\d*\"|\bresult=\"Failed|<failure[\s>]|\bResult: FAIL\b"
