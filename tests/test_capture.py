@@ -2758,3 +2758,92 @@ def test_a_change_the_person_turns_down_decided_nothing():
     extraction = session.extract()
     assert not any("delay the task" in d for d in found(extraction, "decision"))
     assert any("delay the task" in a for a in found(extraction, "failed_attempt"))
+
+
+def test_a_check_that_fails_run_another_way_named_in_words_is_how_checks_run_here():
+    session = (
+        Session().prompt("the operator burns a core in staging, find out why")
+        .bash("go test ./internal/controller/... 2>&1 | tail -6",
+              "FAIL github.com/acme/op/internal/controller 0.41s")
+        .say("Plain `go test` can't start envtest here: there's no etcd. The Makefile's test "
+             "target downloads the binaries with setup-envtest, so `make test` is the way.")
+        .bash("make test 2>&1 | tail -5", "ok  github.com/acme/op/internal/controller 9.8s")
+    )
+    [route] = found(session.extract(), "failed_attempt")
+    assert route.startswith("`go test ./internal/controller/...` failed")
+    assert "setup-envtest" in route
+
+
+def test_a_try_announced_then_put_back_in_part_is_what_the_failed_attempt_names():
+    session = (
+        Session().prompt("the controller reconciles the same object in a hot loop, fix it")
+        .say("Every pass writes status. Before touching the watch setup I'll try the cheap "
+             "thing: an explicit RequeueAfter so it isn't retried immediately.")
+        .edit("controller.go", "return ctrl.Result{}, nil\n}",
+              "return ctrl.Result{RequeueAfter: 5 * time.Minute}, nil\n}")
+        .bash("make test 2>&1 | tail -3", "--- FAIL: TestReconcileCount (0.11s)\n"
+              "expected <= 1, got 41")
+        .say("Still 41 reconciles, so the requeue isn't what drives it: the status write is a "
+             "watch event. RequeueAfter was the wrong lever; reverting it.")
+        .edit("controller.go", "return ctrl.Result{RequeueAfter: 5 * time.Minute}, nil",
+              "return ctrl.Result{}, nil")
+    )
+    extraction = session.extract()
+    [attempt] = found(extraction, "failed_attempt")
+    assert attempt.startswith("Tried: Before touching the watch setup I'll try the cheap thing")
+    assert found(extraction, "decision") == []  # neither the try nor taking it back decided
+
+
+def test_a_review_keeps_its_findings_and_a_file_made_then_deleted_decides_nothing():
+    session = (
+        Session().prompt("can you review #88 (advisor vesting, from Jonas)? just findings")
+        .say("To prove the overflow rather than claim it, because a claim is cheap, a quick "
+             "fuzz test instead of reading the math by hand:")
+        .tool("Write", {"file_path": f"{CWD}/test/Poc.t.sol", "content": "contract Poc {}"},
+              "ok")
+        .bash("forge test --match-contract Poc", "Suite result: ok. 1 passed")
+        .bash("rm test/Poc.t.sol && git status --short", "")
+        .say("Review text:\n\n**Blocking**\n1. `release()` transfers before `released` is "
+             "updated; re-entrancy with hook tokens. Effects first.\n2. `start + duration` "
+             "overflows in `uint64`, so nobody can ever release.\n\n**Question for Jonas**\n"
+             "- where are allocations set? only via stdstore in the tests\n\n"
+             "Not done: I didn't run slither (not installed here), so nothing about it.")
+    )
+    extraction = session.extract()
+    bugs = found(extraction, "bug_note")
+    assert [b[:12] for b in bugs] == ["`release()` ", "`start + dur"], bugs
+    assert found(extraction, "decision") == []
+    plain = (Session().prompt("review the docs for typos").edit("docs/a.md")
+             .say("Fixed:\n- teh → the in the intro paragraph of the guide\n"
+                  "- recieve → receive in the API reference section"))
+    assert found(plain.extract(), "bug_note") == []
+
+
+def test_a_bug_found_on_the_way_and_fixed_is_a_bug_note():
+    session = (
+        Session().prompt("write tests for the porcelain parser")
+        .edit("tests/parse_spec.lua")
+        .say("The tests found a real bug: `author-time` is kept as a string. LuaJIT's os.date "
+             "coerces it silently, but that is luck. Fixing it in one line.")
+        .edit("lua/parse.lua", "info.time = value", "info.time = tonumber(value)")
+        .bash("make test", "7 passed")
+    )
+    [bug] = found(session.extract(), "bug_note")
+    assert "author-time" in bug and "string" in bug
+
+
+def test_what_the_person_says_of_a_call_they_stopped_is_no_verdict_on_the_change_before():
+    session = (
+        Session().prompt("push notifications when the order ships")
+        .edit("src/notificaciones.ts")
+        .say("Lo registro al arrancar la app y pruebo en el emulador:")
+        .tool("Bash", {"command": "npx expo start --android"},
+              "The user doesn't want to proceed with this tool use.", error=True)
+        .prompt("no arranques metro desde aquí, se queda colgado y ya lo tengo abierto en otra "
+                "terminal")
+        .say("Entendido.")
+    )
+    extraction = session.extract()
+    assert found(extraction, "failed_attempt") == []
+    assert any("metro" in c for c in found(extraction, "constraint") + found(
+        extraction, "preference"))

@@ -62,9 +62,11 @@ from .reading import (
     gist_of,
     insight_passage,
     insight_score,
+    is_heading,
     is_list,
     list_items,
     normalized,
+    open_heading,
     open_items,
     plan_decisions,
     reasoning,
@@ -308,6 +310,8 @@ class Extractor:
                     # then for real): the problem the next change addresses is this one.
                     streaks[key] = Streak(call, error, retried=streak.retried)
                 continue
+            if streak is None and outcome and self.another_way(streaks, call):
+                continue
             for other_key, other in streaks.items():
                 if other_key != key and not other.changed and not is_read_only(command):
                     other.changed = True  # a formatter, a migration, an install
@@ -323,6 +327,24 @@ class Extractor:
                 triage.command_kind(command) or not is_read_only(command)
             ):
                 self.route(streak.call, streak.error, call)
+
+    def another_way(self, streaks: dict[str, Streak], call: ToolCall) -> bool:
+        """A check that failed, then another command of the same kind passing with nothing
+        changed between, chosen in words that name it ("plain `go test` can't start envtest
+        here …, so `make test` is the way to run these"): how checks run here."""
+        kind = triage.command_kind(call.command or "")
+        for key, streak in list(streaks.items()):
+            if streak.changed or kind is None or triage.command_kind(
+                streak.call.command or ""
+            ) != kind:
+                continue
+            said = " ".join(self.texts_between(streak.call.position, call.position))
+            if family(call.command or "") not in said:
+                continue
+            del streaks[key]
+            self.route(streak.call, streak.error, call)
+            return True
+        return False
 
     def other_route(self, tried: dict[str, tuple[ToolCall, str]], call: ToolCall,
                     outcome: bool) -> None:
@@ -391,6 +413,36 @@ class Extractor:
                                  importance=0.5, anchor=event.position))
                 told += 1
                 break
+
+    def review_findings(self, turns: list[_Turn]) -> None:
+        """A review of someone's change asked for ("review #88"): the findings the last
+        listing reply gives are the bugs a colleague keeps — not its open questions, its
+        offers, or what it says was left undone."""
+        if not lexicon.REVIEW_RE.search(self.opening):
+            return
+        final = next((t.closing() for t in reversed(turns) if t.closing() is not None
+                      and list_items(t.closing().text)), None)
+        if final is None:
+            return
+        skipping = False
+        found = 0
+        for raw in final.text.splitlines():
+            line = raw.strip()
+            item = re.match(r"^(?:[-*•]|\d+[.)])\s+(.*)$", line)
+            if not item:
+                label = re.match(r"^\W*([^:：]{2,60}?)\W*[:：]", line)
+                if line and (is_heading(line) or label):
+                    heading = label.group(1) if label else line
+                    skipping = open_heading(heading) or bool(QUESTION_WORD_RE.search(heading))
+                continue
+            text = re.sub(r"\*\*|__", "", item.group(1)).strip()
+            if skipping or text_weight(text) < 40 or text.endswith(("?", "？")) or (
+                lexicon.OFFER_RE.search(text)
+            ) or found >= 6:
+                continue
+            self.add(Finding("bug_note", shorten(text, MAX_FIX_CHARS), "review", at=final.at,
+                             importance=0.55, anchor=final.position * 64 + found))
+            found += 1
 
     def requested_design(self, turns: list[_Turn]) -> None:
         """A request that names how to build it, with the problem it answers ("POST
@@ -761,11 +813,14 @@ class Extractor:
 
     def reverts(self) -> None:
         edits: dict[str, list[tuple[str, str, int]]] = {}
+        written: dict[str, list[int]] = {}  # every change of a file, by file
         for event in self.events:
             call = event.tool
             if call is None or call.failed is not False:
                 continue
             path = call.file_path
+            if call.name in EDIT_TOOLS and path:
+                written.setdefault(path, []).append(call.position)
             if call.name in ("Edit", "MultiEdit") and path:
                 pairs = call.input.get("edits") if call.name == "MultiEdit" else [call.input]
                 for pair in pairs if isinstance(pairs, list) else []:
@@ -796,6 +851,12 @@ class Extractor:
                     edits[path] = []
             elif call.name == "Bash" and call.command:
                 words = words_of(call.command)
+                if words[:1] == ["rm"]:  # a file made and then deleted (a PoC, a probe)
+                    gone = [w for w in words[1:] if not w.startswith("-")]
+                    for file_path in list(written):
+                        relative = relative_path(file_path, self.cwd)
+                        if any(relative == n or file_path.endswith("/" + n) for n in gone):
+                            self.undone.update(written.pop(file_path))
                 if words[:2] in (["git", "checkout"], ["git", "restore"], ["git", "stash"]) or (
                     words[:3] == ["git", "reset", "--hard"]
                 ):
@@ -817,7 +878,10 @@ class Extractor:
             ):
                 start -= 1
             tried_texts, _ = self.text_before(start)
-        tried = insight_passage(tried_texts, 220)[0] or gist_of(tried_texts, MAX_APPROACH_CHARS)
+        trying = [s for t in tried_texts for s in lexicon.sentences(t)
+                  if lexicon.TRYING_RE.search(s)]
+        tried = shorten(trying[-1], 300) if trying else (  # "I'll try the cheap thing: …"
+            insight_passage(tried_texts, 220)[0] or gist_of(tried_texts, MAX_APPROACH_CHARS))
         why_texts, at = self.text_before(undo)
         errors = [
             error_line(e.tool.output) for e in self.events[first:undo]
@@ -862,6 +926,9 @@ class Extractor:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt" or not previous.worked:
                 continue
+            last = next((e.tool for e in reversed(previous.events) if e.tool is not None), None)
+            if last is not None and (last.rejected or last.interrupted):
+                continue  # what the person says of the call they stopped ("don't start metro")
             said = [s for s in lexicon.sentences(prompt.prose) if lexicon.DID_NOT_WORK_RE.search(s)]
             if not said and lexicon.CORRECTION_RE.match(prompt.text) and turn.edited:
                 said = lexicon.sentences(prompt.prose)[:1]  # "stop, not through fetch: …"
@@ -980,18 +1047,24 @@ class Extractor:
             if not texts or first in seen:
                 continue
             seen.add(first)
+            if edit_at in self.undone or edit_at in self.undoing:
+                continue  # a change that was undone decided nothing; undoing it, neither
+            # "my mistake: the handler lacks its attribute", "the subagent found a real bug:
+            # …": the change fixes a bug — unless the turn's bug is told already
+            found = next((t for t in texts if lexicon.BUG_FOUND_RE.search(t)), None)
+            owned = next((t for t in texts if lexicon.SELF_ERROR_RE.search(t)), None) or found
+            if owned is not None and not (owned is found and any(
+                f.type == "bug_note" and f.origin in ("reported", "fix", "announced")
+                and self.turn_of(f.anchor) == self.turn_of(edit_at) for f in self.findings
+            )):
+                self.add(Finding("bug_note", first_sentences(owned, MAX_FIX_CHARS), "own-error",
+                                 at=at, importance=0.6, anchor=first))
+                continue
             passage, score = insight_passage(texts)
             if score < 2 or len(passage) < 40:
                 passage, score = reasoning(texts)
                 if score < 1:
                     continue
-            if edit_at in self.undone:
-                continue  # a change that was undone decided nothing
-            owned = next((t for t in texts if lexicon.SELF_ERROR_RE.search(t)), None)
-            if owned is not None:  # "my mistake: the handler lacks its attribute": a bug
-                self.add(Finding("bug_note", first_sentences(owned, MAX_FIX_CHARS), "own-error",
-                                 at=at, importance=0.6, anchor=first))
-                continue
             in_fix = any(s < edit_at < e for s, e in self.fix_windows)
             if in_fix and not lexicon.ALTERNATIVE_RE.search(passage):
                 continue  # the reasoning of a fix belongs to its bug note
@@ -1029,9 +1102,11 @@ class Extractor:
             settled = done_part(closing.text)
             for sentence in lexicon.sentences(settled):
                 # neither an offer to do more ("…, or would you prefer …?") nor a table's row
+                label = re.match(r"^\W*([^:：]{2,40})[:：]", sentence)
                 if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
                     lexicon.FIX_LABEL_RE.match(sentence)
-                ) or sentence.endswith(("?", "？")) or sentence.startswith("|") or (
+                ) or (label and open_heading(label.group(1))) or (  # "Not done: …"
+                    sentence.endswith(("?", "？"))) or sentence.startswith("|") or (
                     lexicon.DIAGNOSIS_RE.search(sentence[:40])  # "The problem is that …": a
                 ) or lexicon.OFFER_RE.search(sentence):  # cause; "if you'd rather …": an offer
                     continue
@@ -1605,6 +1680,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     extractor.unavailable()
     extractor.told_failures(turns)
     extractor.requested_design(turns)
+    extractor.review_findings(turns)
     extractor.verdicts(turns)
     extractor.numbered_answers(turns)
     extractor.picked_options(turns)
@@ -1669,8 +1745,12 @@ def _takes_back(earlier: tuple[str, str, int], old: str, new: str) -> bool:
     replaced, taking out what it wrote (whole, or with the lines around it)."""
     before, after, _ = earlier
     before, after, old, new = (" ".join(t.split()) for t in (before, after, old, new))
-    return new == before and old != new and (old == after or (
-        len(after) >= 8 and after in old))
+    if old == new:
+        return False
+    if new == before and (old == after or (len(after) >= 8 and after in old)):
+        return True
+    # a part of it put back: what it wrote in that place goes, what was there returns
+    return len(old) >= 8 and old in after and old not in before and new in before
 
 
 _QUOTED_RE = re.compile(r"'([^'\s]{2,60})'|`([^`\s]{2,60})`|\"([^\"\s]{2,60})\"")

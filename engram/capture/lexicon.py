@@ -143,10 +143,15 @@ _OBLIGATION = _words(
     r"zmieniaj|commituj|pushuj|usuwaj)\w*", r"\bnie wolno\b", r"\bmusi(sz|my)?\b", r"\bzakaz",
     r"마세요", r"말아 ?주세요", r"하지 ?마", r"쓰지 ?마", r"안 ?됩니다", r"금지", r"반드시",
     r"해야 ?(한다|합니다|해요)", r"고정해", r"돼야", r"되어야",
+    # a version still supported: "0.9 держим", "we still support Python 3.9"
+    r"\bwe (still )?(support|keep supporting)\b", r"\b(держим|поддерживаем)\b",
+    r"\bunterstützen wir (noch|weiterhin)\b", r"\bon supporte (encore|toujours)\b",
+    r"\b(seguimos soportando|todavía soportamos|ainda suportamos)\b", r"(还要|仍然|继续)支持",
+    r"サポートし続け",
     # someone insisting (en, ru, de, fr/es/pt)
     r"\binsists?\b", r"\binsisting\b", r"настаива", r"bestehen? darauf", r"\binsist(e|ent|en)\b",
     # zh / ja
-    r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装|拼|写|搞|跑|开|建)", r"用不了",
+    r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装|拼|写|搞|跑|开|建|往|刷|推|部署)", r"用不了",
     r"不能(用|上|引入)", r"(我们|这里|项目里|团队)不用", r"不用\s?[A-Z][A-Za-z]+", r"只走",
     r"要[^，。；]{0,20}[A-Za-z`][^，。；]{0,20}[，,]\s?(不然|否则)",
     r"不得", r"禁止", r"必须", r"务必", r"一定要",
@@ -233,6 +238,35 @@ _PREFERENCE = _words(
     r"既存(の(もの)?)?と同じ", r"(和|跟|与)现有的?\S{0,6}一样",
     r"\bwolę\b", r"\bwolimy\b", r"\blepiej (użyć|używać|pisać)\b", r"선호", r"좋겠", r"편해요",
 )
+# A review of someone's change asked for: "review #88", "revisa el PR de Ana", "ревью ветки".
+REVIEW_RE = re.compile(_words(
+    r"\b(review|audit|look over|go over)\b.{0,40}(#\d+|\bPR\b|pull request|\bMR\b|merge request|"
+    r"\bbranch\b|\bdiff\b|\bchanges\b|\bcommits?\b)",
+    r"(#\d+|\bPR\b|pull request|merge request)\W.{0,40}\breview",
+    r"\b(revisa|revisar|revise|revisão|revisión|revue|relis|relire|reviewe|überprüf)\w*\b.{0,40}"
+    r"(#\d+|\bPR\b|pull request|\brama\b|\bbranche\b|\bbranch\b|\bdiff\b)",
+    r"(ревью|ревьюни|проверь|посмотри)\w*.{0,30}(#\d+|\bPR\b|\bпр\b|пулл|ветк|мерж)",
+    r"(审查|评审|review|看一下)\S{0,6}(PR|pr|分支|合并请求|#\d+)",
+    r"(PR|プルリク|#\d+)\S{0,6}レビュー",
+), re.IGNORECASE)
+# The assistant telling of a bug it found on the way: "the subagent found a real bug:
+# author-time is kept as a string", "нашёл реальный баг".
+BUG_FOUND_RE = re.compile(_words(
+    r"\b(found|spotted|noticed|uncovered|hit) (a|an|one|another) (real |actual |genuine |"
+    r"separate |second )?(bug|defect)\b", r"\b(нашёл|нашел|нашла|заметил) (ещё )?(один |"
+    r"реальный |настоящий )?баг", r"\b(encontró|encontré|encontrou|achei) (un|um) (bug|error|erro) "
+    r"(real|de verdad|de verdade)\b", r"\ba trouvé un (vrai )?bug\b", r"\bhat einen (echten )?"
+    r"(bug|fehler) gefunden\b", r"发现了?一个(真正的)?bug", r"本物のバグ",
+), re.IGNORECASE)
+# The assistant announcing a try: "I'll try the cheap thing first", "Primero pruebo a …".
+TRYING_RE = re.compile(_words(
+    r"\b(i'll|i will|let me|let's|first,? i'll) (first )?try\b", r"\btry(ing)? the (cheap|quick|"
+    r"simple|easy)\w*\b", r"\bfirst (attempt|try)\b",
+    r"\b(primero )?pruebo (a|con)\b", r"\bvoy a probar\b", r"\bprimeiro (tento|testo)\b",
+    r"\bvou tentar\b", r"\bj'essaie\b", r"\bje (vais )?(tente|essayer)\b", r"\bessayons\b",
+    r"\bich (versuche|probiere)\b", r"\b(попробую|пробую|сначала попробую)\b",
+    r"先试", r"试试", r"試して(み|み)", r"試します",
+), re.IGNORECASE)
 # The assistant saying it has found the cause: what follows is the diagnosis.
 FOUND_IT_RE = re.compile(
     r"^\W*(found it|got it|there it is|that's it|encontrad[oa]|achei|lo encontré|encontré|"

@@ -359,7 +359,7 @@ _PROPOSAL_HEADING_RE = re.compile(
     re.IGNORECASE)
 
 
-def _heads(line: str) -> bool:
+def is_heading(line: str) -> bool:
     """A (stripped) line that heads what follows: `## …`, "…:", a bold line."""
     return line.startswith("#") or line.endswith((":", "：")) or bool(
         re.match(r"^\*\*[^*]+\*\*[:：]?$", line))
@@ -371,14 +371,14 @@ def done_part(text: str) -> str:
     lines = text.splitlines()
     for number, raw in enumerate(lines):
         line = raw.strip()
-        if number and _heads(line) and len(line) < 120 and (
-            _open_heading(line) or _PROPOSAL_HEADING_RE.search(line)
+        if number and is_heading(line) and len(line) < 120 and (
+            open_heading(line) or _PROPOSAL_HEADING_RE.search(line)
         ):
             return "\n".join(lines[:number])
     return text
 
 
-def _open_heading(heading: str) -> bool:
+def open_heading(heading: str) -> bool:
     """A heading that announces what is left ("Still open:", "## Next steps", "Was noch
     fehlt:"): a few words holding the marker, not a sentence that happens to contain it
     ("The TODO app is in place: …" announces nothing)."""
@@ -392,7 +392,7 @@ def _labelled_parts(text: str) -> list[str]:
     parts = [""]
     for sentence in lexicon.sentences(text):
         label = re.match(r"^(?:\*\*)?([^:：*]{2,40})(?:\*\*)?\s*[:：]\s*(\S.*)$", sentence)
-        if label and parts[-1] and _open_heading(label.group(1)):
+        if label and parts[-1] and open_heading(label.group(1)):
             parts.append(label.group(2))
         else:
             parts[-1] = f"{parts[-1]} {sentence}".strip()
@@ -410,10 +410,10 @@ def open_items(text: str) -> list[tuple[str, str]]:
         if not line:
             continue
         bullet = re.match(r"^(?:[-*•]|\d+[.)]|\[ \])\s+(.*)$", line)
-        heading = not bullet and _heads(line)
+        heading = not bullet and is_heading(line)
         inline = re.match(r"^(?:\*\*)?([^:：*]{2,40})(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.{6,})$",
                           line)
-        if not bullet and inline and _open_heading(inline.group(1)):
+        if not bullet and inline and open_heading(inline.group(1)):
             # "Next: open the PR. Open question for the reviewer: is 7 days enough?" — each
             # labelled part is its own item, the kind told by its own words
             for part in _labelled_parts(inline.group(2)):
@@ -424,7 +424,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
             question_section = False
             continue
         if heading:
-            in_section = _open_heading(line) and len(line) < 80
+            in_section = open_heading(line) and len(line) < 80
             question_section = in_section and bool(QUESTION_WORD_RE.search(line))
             # "Would you like me to:", "Could you provide more details about:"
             offering = bool(lexicon.OFFER_RE.search(line) or (
