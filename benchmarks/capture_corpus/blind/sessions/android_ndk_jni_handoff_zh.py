@@ -76,7 +76,29 @@ def build() -> Session:
         "帮我查一下。注意：NDK 锁在 r25c，CI 镜像只有这个，别升级；也别引入新的 C++ 三方库",
         wait=5,
     )
+    s.say("先把 tombstone 符号化，看看落在哪一行。")
+    s.bash("pbpaste > /tmp/tombstone.txt && $ANDROID_NDK_HOME/ndk-stack -sym imagefx/build/intermediates/merged_native_libs/release/out/lib/arm64-v8a -dump /tmp/tombstone.txt 2>&1 | head -8", '''********** Crash dump: **********
+Build fingerprint: 'samsung/j6ltexx/j6lte:9/PPR1.180610.011/J600FXXU6BTA1:user/release-keys'
+#00 0x0000000000347a2c /system/lib64/libart.so (art::JNI::NewObjectV(_JNIEnv*, _jclass*, _jmethodID*, std::__va_list)+380)
+#01 0x0000000000012f40 /data/app/com.yuanlu.app/lib/arm64/libimagefx.so (Java_com_yuanlu_imagefx_NativeFilters_applyFilter+212)
+                                                                        Java_com_yuanlu_imagefx_NativeFilters_applyFilter
+                                                                        /Users/chenhao/work/yuanlu-android/imagefx/src/main/cpp/jni_bridge.cpp:28:12
+Crash dump is completed''', desc="ndk-stack 符号化", secs=6)
     s.read("imagefx/src/main/cpp/jni_bridge.cpp", JNI_CPP)
+    s.grep("FindClass|GetMethodID|NewGlobalRef", content='''imagefx/src/main/cpp/jni_bridge.cpp:11:    g_resultClass = env->FindClass("com/yuanlu/imagefx/FilterResult");
+imagefx/src/main/cpp/jni_bridge.cpp:12:    g_resultCtor = env->GetMethodID(g_resultClass, "<init>", "([BII)V");''', path="imagefx/src/main/cpp")
+    s.read("imagefx/src/main/cpp/CMakeLists.txt", '''cmake_minimum_required(VERSION 3.22.1)
+project(imagefx CXX)
+
+set(CMAKE_CXX_STANDARD 17)
+
+add_library(imagefx SHARED jni_bridge.cpp filters.cpp filters_neon.cpp)
+target_compile_options(imagefx PRIVATE -Wall -Werror -O2)
+if(ANDROID_ABI STREQUAL "armeabi-v7a" OR ANDROID_ABI STREQUAL "arm64-v8a")
+    set_source_files_properties(filters_neon.cpp PROPERTIES COMPILE_FLAGS -DIMAGEFX_NEON=1)
+endif()
+target_link_libraries(imagefx android log jnigraphics)
+''')
     s.say(
         "崩在 `NewObjectV`，地址 0x71 很小，像是一个无效的引用被当成对象用了。`applyFilter` 里唯一调 `NewObject` 的地方用的是 "
         "`g_resultClass`，它是在 `JNI_OnLoad` 里用 `FindClass` 拿到后直接存进静态变量的。\n\n"
@@ -106,7 +128,41 @@ BUILD SUCCESSFUL in 1m 12s''', desc="打开 CheckJNI，跑现有 instrumented te
                  "usage": {"input_tokens": 7, "cache_creation_input_tokens": 4410,
                            "cache_read_input_tokens": 26120, "output_tokens": 1290}}, secs=198))
     s.compact(SUMMARY, pre_tokens=161530)
-    s.say("继续：修 `JNI_OnLoad`，把缓存的类变成全局引用。")
+    s.say("继续：先确认子代理的测试文件在，且只有它是新文件。")
+    s.bash("git status --short", '''?? imagefx/src/androidTest/java/com/yuanlu/imagefx/NativeFiltersThreadTest.kt''', desc="工作区状态")
+    s.read("imagefx/src/androidTest/java/com/yuanlu/imagefx/NativeFiltersThreadTest.kt", '''package com.yuanlu.imagefx
+
+import androidx.test.ext.junit.runners.AndroidJUnit4
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertNotNull
+import org.junit.Test
+import org.junit.runner.RunWith
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+
+@RunWith(AndroidJUnit4::class)
+class NativeFiltersThreadTest {
+    @Test
+    fun applyFilterOnWorkerThreadAfterGc() {
+        val garbage = ArrayList<ByteArray>()
+        repeat(64) { garbage.add(ByteArray(4 * 1024 * 1024)) }
+        garbage.clear()
+        repeat(3) { Runtime.getRuntime().gc() }
+
+        val pixels = ByteArray(320 * 240 * 4)
+        val pool = Executors.newSingleThreadExecutor()
+        val results = (1..100).map { pool.submit<FilterResult> { NativeFilters.applyFilter(pixels, 320, 240, NativeFilters.SHARPEN) } }
+        results.forEach {
+            val r = it.get(10, TimeUnit.SECONDS)
+            assertNotNull(r)
+            assertEquals(320, r.width)
+            assertEquals(240, r.height)
+        }
+        pool.shutdown()
+    }
+}
+''')
+    s.say("测试写得没问题。修 `JNI_OnLoad`，把缓存的类变成全局引用。")
     s.read("imagefx/src/main/cpp/jni_bridge.cpp", offset=8, limit=8)
     s.edit("imagefx/src/main/cpp/jni_bridge.cpp", '''    g_resultClass = env->FindClass("com/yuanlu/imagefx/FilterResult");
     g_resultCtor = env->GetMethodID(g_resultClass, "<init>", "([BII)V");''', '''    // FindClass 返回的是局部引用，JNI_OnLoad 返回后就失效；跨调用、跨线程缓存必须是全局引用。
