@@ -99,6 +99,26 @@ test/filters.jl''', desc="О PR")
  * [new branch]      dima/rolling-median -> dima/rolling-median
 Switched to branch 'dima/rolling-median' ''', desc="Переключиться на ветку PR")
     s.call(s.read_call("CONTRIBUTING.md", CONTRIB), s.read_call("src/Filters.jl", FILTER_JL))
+    s.read("test/filters.jl", '''using Test
+using Datchiki.Filters
+
+@testset "filters" begin
+    x = Float64[1, 9, 2, 8, 3, 7, 4, 6, 5, 5]
+    y = rolling_median(x, 3)
+    @test y[1] == 2.0
+    @test y[2] == 8.0
+    @test y[3] == 3.0
+    @test all(isfinite, y)
+end
+''')
+    s.bash("grep -rn 'process_all\\|CACHE' src/ test/ scripts/", '''src/Filters.jl:6:export rolling_median, process_all
+src/Filters.jl:8:const CACHE = Dict{String,Vector{Float64}}()
+src/Filters.jl:27:function process_all(series::Dict{String,<:AbstractVector}; w=5)
+src/Filters.jl:29:        CACHE[k] = rolling_median(series[k], w)
+src/Filters.jl:31:    return CACHE
+scripts/nightly.jl:14:    smoothed = Filters.process_all(readings; w=7)''', desc="Кто вызывает process_all")
+    s.bash("grep -n 'JULIA_NUM_THREADS\\|julia ' scripts/nightly.sh", '''6:export JULIA_NUM_THREADS=4
+9:julia --project scripts/nightly.jl "$DATA_DIR"''', desc="С какими потоками идёт ночной прогон")
     s.bash("git diff main -- Project.toml", '''diff --git a/Project.toml b/Project.toml
 @@ -5,6 +5,7 @@ version = "0.7.3"
  [deps]
@@ -128,6 +148,7 @@ io            |   11     11  1.7s
         "- `median` от окна с `missing` вернёт `missing`.\n"
         "- `using ShiftedArrays: lag` — новая зависимость, а `lag` нигде не вызывается.\n"
         "- `CACHE` — глобальный `Dict`, в него пишут из `Threads.@threads`.\n\n"
+        "Ночной прогон (`scripts/nightly.sh`) идёт с `JULIA_NUM_THREADS=4`, так что `@threads` там реально параллельный.\n\n"
         "Первые три хочу показать, а не утверждать. Скрипт в /tmp, в его ветку ничего не кладу:"
     )
     s.write("/tmp/review57.jl", SCRATCH)
