@@ -2847,3 +2847,30 @@ def test_what_the_person_says_of_a_call_they_stopped_is_no_verdict_on_the_change
     assert found(extraction, "failed_attempt") == []
     assert any("metro" in c for c in found(extraction, "constraint") + found(
         extraction, "preference"))
+
+
+def test_what_was_imported_from_a_memory_note_goes_when_the_session_deletes_the_note(
+        tmp_path, mem):
+    from engram.hooks.capture import memory_file
+
+    note = f"{tmp_path}/.claude/projects/shop/memory/feedback_dev_setup.md"
+    content = ("- Before running the dev server locally, always run `just install` first\n"
+               "- Run `mkdir -p data/` at the project root: the SQLite database lives there\n")
+    session = (
+        Session().prompt("why didn't you run just install first?")
+        .tool("Write", {"file_path": note, "content": content}, "ok")
+        .say("Noted in my memory.")
+        .prompt("please clear the memories you added, CLAUDE.md is the place")
+        .edit("CLAUDE.md")
+    )
+    imported = memory_file(mem, {"tool_input": {"file_path": note, "content": content}},
+                           "shop")
+    assert len(imported) == 2
+    path = session.write(tmp_path / "t.jsonl")
+    state: dict[str, Any] = {}
+    capture(mem, str(path), project="shop", cwd=CWD, state=state)
+    assert len(mem.list(tags=["claude-memory"])) == 2  # still there: the note still is
+    session.bash(f"rm {note} {tmp_path}/.claude/projects/shop/memory/MEMORY.md", "")
+    result = capture(mem, str(session.write(path)), project="shop", cwd=CWD, state=state)
+    assert mem.list(tags=["claude-memory"]) == []
+    assert {m.memory.id for m in imported} <= set(result.archived)

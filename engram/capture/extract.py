@@ -157,6 +157,9 @@ class Extraction:
     # commands run in the background whose task ended well: verified once the transcript
     # says so, since PostToolUse saw them only start
     settled: list[ToolCall] = field(default_factory=list)
+    # Claude's own memory notes the session deleted (file names): what was imported from
+    # them goes with them
+    removed_notes: list[str] = field(default_factory=list)
 
 
 
@@ -1711,15 +1714,29 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     asked_only = not work and bool(lexicon.NO_CHANGES_RE.search(extractor.opening)) and not any(
         f.type in ("constraint", "preference") for f in extractor.findings)
     empty = not (work or worked_command or knowledge) or _rehearsal(turns) or asked_only
+    removed = _removed_notes(session.tools)
     if empty:
-        return Extraction([], None, [], None, True)
+        return Extraction([], None, [], None, True, removed_notes=removed)
     extractor.todos(turns)
     findings = _unique(extractor.findings)
     started = next((e.at for e in session.events if e.at), None)
     settled = [c for c in session.tools if c.name == "Bash" and c.input.get("run_in_background")
                and run_outcome(c) is True]
     return Extraction(findings, _summary(extractor, turns, files), files, started, False,
-                      settled)
+                      settled, removed)
+
+
+def _removed_notes(calls: list[ToolCall]) -> list[str]:
+    """The file names of Claude's memory notes an `rm` that ran well deleted."""
+    removed: list[str] = []
+    for call in calls:
+        if call.name != "Bash" or not call.command or call.failed is not False:
+            continue
+        for segment in shell.segments(call.command):
+            if segment[:1] == ["rm"]:
+                removed += [os.path.basename(w) for w in segment[1:]
+                            if not w.startswith("-") and triage.is_memory_file(w)]
+    return list(dict.fromkeys(removed))
 
 
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")

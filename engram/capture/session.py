@@ -144,6 +144,18 @@ def _withdraw_findings(service: Any, extraction: Extraction, captured: dict[str,
             _archive_as_captured(service, key, captured, written, result)
 
 
+def _forget_removed_notes(service: Any, extraction: Extraction, project: str | None,
+                          result: CaptureResult) -> None:
+    """What was imported from a memory note of Claude's (engram/hooks/capture.py:
+    memory_file) is archived once the session deletes that note ("clear the memories you
+    added"): the person took it back."""
+    for name in extraction.removed_notes:
+        for memory in service.list(project=project, tags=["claude-memory"], limit=500):
+            if memory.meta.get("source") == name:
+                service.archive(memory.id)
+                result.archived.append(memory.id)
+
+
 def apply(
     service: Any,
     extraction: Extraction,
@@ -160,6 +172,7 @@ def apply(
     `rewrite` may reword the task summary (a configured summariser).
     """
     result = CaptureResult(empty=extraction.empty)
+    _forget_removed_notes(service, extraction, project, result)
     captured: dict[str, str] = state.setdefault("captured", {})
     # key -> [digest of the finding saved, updated_at of the memory as capture left it]
     written: dict[str, list[str]] = state.setdefault("written", {})
