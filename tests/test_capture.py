@@ -1262,6 +1262,10 @@ def test_what_a_wrap_up_could_not_settle_is_an_open_question(closing):
     ("python3 /tmp/scratch.py", False),
     (f"python3 {CWD}/scripts/seed.py", True),
     ("python3 scripts/seed.py", True),
+    # what the project declares is installed by a recipe; adding a package is done once
+    ("npm install", True), ("pnpm install", True), ("pip install -e .", True),
+    ("npm install --save-dev prettier", False), ("cd app && npm i -D prettier", False),
+    ("npx expo install expo-notifications expo-device", False), ("pip install requests", False),
 ])
 def test_only_the_projects_own_commands_are_recipes(command, recipe):
     from engram.capture.commands import is_recipe

@@ -221,6 +221,8 @@ def is_recipe(command: str, cwd: str | None) -> bool:
         return False
     if not any(_does_work(segment) for segment in shell.segments(command)):
         return False  # `bazel aquery …`, `cargo tree`: a look at the build, not a recipe
+    if any(_adds_package(segment) for segment in shell.segments(command)):
+        return False  # `npm install --save-dev prettier`: a change made once, not a recipe
     root = (cwd or "").rstrip("/") + "/"
     for segment in shell.segments(command):
         for word in segment:
@@ -229,6 +231,28 @@ def is_recipe(command: str, cwd: str | None) -> bool:
             ):
                 return False
     return True
+
+
+_ADDING = {("npm", "install"), ("npm", "i"), ("npm", "add"), ("pnpm", "add"), ("pnpm", "install"),
+           ("pnpm", "i"), ("yarn", "add"), ("bun", "add"), ("bun", "install"), ("pip", "install"),
+           ("pip3", "install"), ("uv", "add"), ("poetry", "add"), ("pdm", "add"),
+           ("cargo", "add"), ("go", "get"), ("gem", "install"), ("composer", "require"),
+           ("dotnet", "add"), ("mix", "archive.install"), ("expo", "install")}
+
+
+def _adds_package(segment: list[str]) -> bool:
+    """A package manager asked to add named packages ("npm i -D prettier", "pip install
+    requests"): not the install of what the project already declares (`npm install`, `pip
+    install -r requirements.txt`, `pip install -e .`)."""
+    words = [w for w in segment if w not in _PREFIXES]
+    if words[:1] in (["npx"], ["uvx"]):
+        words = words[1:]
+    if len(words) < 3 or (words[0].rsplit("/", 1)[-1], words[1]) not in _ADDING:
+        return False
+    named = [w for w in words[2:] if not w.startswith("-")]
+    if "-r" in words or "--requirement" in words or "-e" in words or "--editable" in words:
+        return False
+    return bool(named) and not all(w in (".", "./") for w in named)
 
 
 def targets(command: str, cwd: str | None) -> list[str]:
