@@ -2878,3 +2878,21 @@ def test_what_was_imported_from_a_memory_note_goes_when_the_session_deletes_the_
     result = capture(mem, str(session.write(path)), project="shop", cwd=CWD, state=state)
     assert mem.list(tags=["claude-memory"]) == []
     assert {m.memory.id for m in imported} <= set(result.archived)
+
+
+def test_a_sentence_that_puts_work_off_and_states_a_rule_is_both():
+    session = (
+        Session().prompt("add idempotency keys to POST /payments")
+        .edit("src/main/kotlin/payments/Routes.kt")
+        .bash("./gradlew test", "BUILD SUCCESSFUL in 31s")
+        .say("Done: keys are reserved with INSERT … ON CONFLICT DO NOTHING.")
+        .prompt("good. cleanup I'll hang on the housekeeping worker tomorrow, NOT a new cron. "
+                "on ne déploie jamais le vendredi, donc la migration attendra lundi.")
+    )
+    extraction = session.extract()
+    todos = found(extraction, "todo")
+    assert "cleanup I'll hang on the housekeeping worker tomorrow" in todos, todos
+    assert "donc la migration attendra lundi." in todos, todos
+    rules = found(extraction, "constraint")
+    assert any("NOT a new cron" in r for r in rules) and any("jamais le vendredi" in r
+                                                              for r in rules), rules

@@ -1378,15 +1378,15 @@ class Extractor:
                       and text_weight(s) >= 30 and rule_type(s) is None
                       and not lexicon.HANDOFF_RE.search(s)
                       and not any(s in item[1] for item in items)]  # handed on already
-            items += [("todo", s, last.at, -1) for s in lexicon.sentences(last.prose)
-                      if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
-                      and len(s) >= 20
-                      and not s.endswith(("?", "？")) and rule_type(s) is None]
+            later = [_put_off(s, lexicon.LATER_WORK_RE) for s in lexicon.sentences(last.prose)
+                     if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
+                     and len(s) >= 20 and not s.endswith(("?", "？"))]
+            items += [("todo", s, last.at, -1) for s in later if rule_type(s) is None]
         for turn in turns:
             prompt = turn.opener
             if prompt is None or prompt.kind != "prompt":
                 continue
-            items += [("todo", s, prompt.at, -1) for s in lexicon.sentences(prompt.prose)
+            items += [("todo", _put_off(s), prompt.at, -1) for s in lexicon.sentences(prompt.prose)
                       if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15
                       and not any(s in item[1] for item in items)]
         seen: set[str] = set()
@@ -1399,6 +1399,17 @@ class Extractor:
             seen.add(normalized(text))
             self.add(Finding(kind, shorten(text, 300), "open", at=at, importance=0.55,
                              anchor=anchor))
+
+
+def _put_off(sentence: str, marker: re.Pattern[str] = lexicon.DEFER_RE) -> str:
+    """The work a sentence puts off; only the clause that does, when the sentence also
+    states a rule ("cleanup I'll hang on the housekeeping worker tomorrow, NOT a new cron":
+    the rule is kept whole as a constraint, the todo is the first clause)."""
+    if rule_type(sentence) is None:
+        return sentence
+    clauses = [c.strip() for c in re.split(r"[,;:]\s+|\s+[—–]\s+", sentence)]
+    return next((c for c in clauses if marker.search(c) and text_weight(c) >= 15
+                 and rule_type(c) is None), sentence)
 
 
 _TASK_ID_RE = re.compile(r"#(\d+)")

@@ -632,6 +632,13 @@ LATER_WORK_RE = re.compile(_words(
     r"la (semana que viene|próxima semana)|amanhã|(na )?semana que vem|próxima semana|завтра|"
     r"на следующей неделе|domani|(la )?prossima settimana|jutro|w przyszłym tygodniu|"
     r"volgende week|yarın|haftaya)\b", r"明天", r"下周", r"明日", r"来週", r"내일", r"다음 주",
+    # a weekday it waits for: "la migration attendra lundi", "bis Montag", "until Monday"
+    r"\b(until|till|by|next) (monday|tuesday|wednesday|thursday|friday)\b",
+    r"\b(attendra|part|partira|reprendra|jusqu'à|d'ici) (lundi|mardi|mercredi|jeudi|vendredi)\b",
+    r"\b(bis|ab) (montag|dienstag|mittwoch|donnerstag|freitag)\b",
+    r"\bhasta el (lunes|martes|miércoles|jueves|viernes)\b",
+    r"\baté (segunda|terça|quarta|quinta|sexta)\b",
+    r"\bдо (понедельника|вторника|среды|четверга|пятницы)\b",
 ), re.IGNORECASE)
 # A request to leave something for later: a todo in the user's own words.
 DEFER_RE = re.compile(_words(
