@@ -2896,3 +2896,15 @@ def test_a_sentence_that_puts_work_off_and_states_a_rule_is_both():
     rules = found(extraction, "constraint")
     assert any("NOT a new cron" in r for r in rules) and any("jamais le vendredi" in r
                                                               for r in rules), rules
+
+
+@pytest.mark.parametrize("said", [
+    "Wenn das Limit greift, bitte 429 mit Retry-After-Header zurückgeben – darauf verlassen "
+    "sich die Kunden-SDKs beim Backoff.",
+    "не, кластер только через VPN, а он у меня сейчас выключен.",
+    "dig into 1-4, buildable in a month by 3 people",
+    "it has to run on the Pi 3, that's the kiosk hardware",
+])
+def test_what_others_rely_on_the_only_way_in_and_a_budget_to_fit_are_constraints(said):
+    assert rule_type(said) == "constraint"
+    assert rule_type("React se queja de hydration mismatch (solo por la noche)") is None

@@ -143,6 +143,18 @@ _OBLIGATION = _words(
     r"zmieniaj|commituj|pushuj|usuwaj)\w*", r"\bnie wolno\b", r"\bmusi(sz|my)?\b", r"\bzakaz",
     r"마세요", r"말아 ?주세요", r"하지 ?마", r"쓰지 ?마", r"안 ?됩니다", r"금지", r"반드시",
     r"해야 ?(한다|합니다|해요)", r"고정해", r"돼야", r"되어야",
+    # what others rely on: "bitte 429 mit Retry-After – darauf verlassen sich die SDKs"
+    r"\b(rel(y|ies)|depend(s)?) on (it|this|that)\b", r"\b(darauf|drauf) verlass",
+    r"\bverlass\w* sich (darauf|drauf)\b", r"\b(en|y) dépend(ent)?\b",
+    r"\bdependen de (eso|ello|esto)\b", r"\bdependem disso\b",
+    r"(на это|на него|от этого) (полагаются|рассчитывают|завязан)",
+    # the only way through: "кластер только через VPN", "only via the bastion"
+    r"\bonly (through|via|over|from) (the |a |our )?\w+", r"\bтолько через\b",
+    r"\bnur (über|via)\b", r"\b(uniquement|seulement) (via|par)\b",
+    r"\bsolo (a través de|vía)\b", r"\bsó via\b", r"只能(通过|走)",
+    # a budget the work must fit: "buildable in a month by 3 people", "has to run on the Pi 3"
+    r"\b(buildable|doable|deliverable|shippable|achievable|feasible) (in|within) (a|an|one|two|"
+    r"three|four|\d+) (days?|weeks?|months?|sprints?)\b", r"\bhas to (run|work|fit) on\b",
     # a version still supported: "0.9 держим", "we still support Python 3.9"
     r"\bwe (still )?(support|keep supporting)\b", r"\b(держим|поддерживаем)\b",
     r"\bunterstützen wir (noch|weiterhin)\b", r"\bon supporte (encore|toujours)\b",
