@@ -2908,3 +2908,23 @@ def test_a_sentence_that_puts_work_off_and_states_a_rule_is_both():
 def test_what_others_rely_on_the_only_way_in_and_a_budget_to_fit_are_constraints(said):
     assert rule_type(said) == "constraint"
     assert rule_type("React se queja de hydration mismatch (solo por la noche)") is None
+
+
+def test_a_reply_that_settles_what_the_wrap_up_left_undecided_is_a_decision():
+    session = (
+        Session().prompt("idempotency keys for POST /payments")
+        .edit("routes/PaymentRoutes.kt")
+        .say("Done. Not done: if the PSP call throws after the reservation, the key stays "
+             "reserved. I think the reservation should be released on an exception, but that "
+             "depends on whether the PSP might have charged anyway. What retry window does "
+             "the mobile client use?")
+        .prompt("release on exception only for PspUnavailable, anything else keep it and let "
+                "ops look. the mobile window is 24h")
+        .edit("routes/PaymentRoutes.kt", "service.create(body)",
+              "try { service.create(body) } catch (e: PspUnavailable) { idem.release(key) }")
+    )
+    decisions = found(session.extract(), "decision")
+    assert decisions == [
+        "release on exception only for PspUnavailable, anything else keep it and let ops look. "
+        "(answering: I think the reservation should be released on an exception, but that "
+        "depends on whether the PSP might have charged anyway.)"], decisions

@@ -524,11 +524,19 @@ class Extractor:
                 or len(re.findall(r"\boption \w+", closing.text, re.IGNORECASE)) >= 2
             ):
                 continue
+            open_ends = [s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))
+                         or lexicon.UNCERTAIN_RE.search(s) or lexicon.UNDECIDED_RE.search(s)]
             picks = [sentence for sentence in lexicon.sentences(prompt.prose)
-                     if lexicon.CHOICE_RE.search(sentence) and not sentence.endswith(("?", "？"))]
+                     if not sentence.endswith(("?", "？")) and (
+                         lexicon.CHOICE_RE.search(sentence)
+                         # "release on exception only for PspUnavailable" settling "I think the
+                         # reservation should be released on an exception, but that depends …"
+                         or turn.edited and any(_echoes(sentence, end) for end in open_ends
+                                                if not end.endswith(("?", "？"))))]
             if not picks:
                 continue
-            asked = [s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))]
+            asked = [s for s in open_ends if any(_echoes(p, s) for p in picks)] or [
+                s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))]
             offered = shorten(asked[-1], 200) if asked else gist_of([closing.text], 200)
             content = " ".join(picks) + (f" (answering: {offered})" if offered else "")
             self.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "chosen",
@@ -1399,6 +1407,15 @@ class Extractor:
             seen.add(normalized(text))
             self.add(Finding(kind, shorten(text, 300), "open", at=at, importance=0.55,
                              anchor=anchor))
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[^\W\d_]{4,}", text.lower())}
+
+
+def _echoes(reply: str, asked: str) -> bool:
+    """Whether a reply takes up what an open end said, in two or more of its words."""
+    return len(_stems(reply) & _stems(asked)) >= 2 and not lexicon.HANDOFF_RE.search(reply)
 
 
 def _put_off(sentence: str, marker: re.Pattern[str] = lexicon.DEFER_RE) -> str:
