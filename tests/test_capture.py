@@ -2928,3 +2928,22 @@ def test_a_reply_that_settles_what_the_wrap_up_left_undecided_is_a_decision():
         "release on exception only for PspUnavailable, anything else keep it and let ops look. "
         "(answering: I think the reservation should be released on an exception, but that "
         "depends on whether the PSP might have charged anyway.)"], decisions
+
+
+def test_a_check_whose_output_a_search_filtered_verifies_nothing_unless_it_shows_a_pass(
+        tmp_path, mem):
+    from engram.hooks.capture import verified_command
+
+    def run(command: str, stdout: str):
+        return verified_command(mem, {"tool_input": {"command": command}, "cwd": CWD,
+                                      "tool_response": {"stdout": stdout}}, "shop")
+
+    assert run("go test ./internal/web/... -run TestRow -v 2>&1 | grep -i token",
+               "helpers_test.go:48: hx-headers on body: {&#34;X-CSRF-Token&#34;}") is None
+    assert run("dotnet test 2>&1 | grep -E '^(Passed|Failed)!'",
+               "Passed!  - Failed:     0, Passed:    64") is not None
+    assert run("mix dialyzer --format short 2>&1 | grep -E '^lib/'", "") is not None  # clean
+    assert run("go test ./internal/web/... -run TestRow", "ok  example/web 0.017s") is not None
+    commands = sorted(m.meta["command"] for m in mem.list(types=["verified_command"]))
+    assert commands == ["dotnet test", "go test ./internal/web/... -run TestRow",
+                        "mix dialyzer --format short"]

@@ -194,7 +194,15 @@ def run_outcome(call: ToolCall) -> bool | None:
         return False
     command = call.command or ""
     # A test run piped through `tail` exits 0: its output still says whether it passed.
-    return triage.command_kind(command) is None or triage.bash_succeeded({"stdout": call.output})
+    if triage.command_kind(command) is None:
+        return True
+    if not triage.bash_succeeded({"stdout": call.output}):
+        return False
+    if triage.command_kind(command) != "run" and shell.searched(command) and not (
+        triage.shows_pass(call.output)
+    ):
+        return None  # a check's output searched (`| grep token`): nothing says it passed
+    return True
 
 
 _INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})

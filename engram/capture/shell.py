@@ -373,6 +373,20 @@ def normalize_command(command: str, cwd: str | None = None) -> str | None:
     return "".join(parts).strip() or None
 
 
+_SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg", "ag"})
+
+
+def searched(command: str) -> bool:
+    """Whether a stage's output is searched by a later one (`go test -v | grep token`):
+    what is left says nothing of whether the first stage passed."""
+    try:
+        parsed = parse(command)
+    except ShellSyntaxError:
+        return False
+    return any(stage.program in _SEARCHES for pipeline in parsed.pipelines
+               for stage in pipeline.stages[1:])
+
+
 def segments(command: str) -> list[list[str]]:
     """The words of each simple command (for classification); [] when unreadable."""
     try:

@@ -255,6 +255,18 @@ def _classify(segment: str) -> str:
     return "run"
 
 
+# A run's own word that it passed: what a searched output must still show to count.
+_PASSED_RE = re.compile(
+    r"\b(passed|pass|ok|build successful|succeeded|success(ful)?|0 (failed|failures|errors))\b|✓",
+    re.IGNORECASE)
+
+
+def shows_pass(output: Any) -> bool:
+    """Whether what a search left of a run's output says it passed — or left nothing: a
+    search for problem lines that finds none (`mix dialyzer | grep "^lib/"`) is clean."""
+    return isinstance(output, str) and (not output.strip() or bool(_PASSED_RE.search(output)))
+
+
 def bash_succeeded(tool_response: Any) -> bool:
     """Claude Code's Bash result is {stdout, stderr, interrupted, isImage, …}: no exit code.
 
