@@ -1266,6 +1266,8 @@ def test_what_a_wrap_up_could_not_settle_is_an_open_question(closing):
     ("npm install", True), ("pnpm install", True), ("pip install -e .", True),
     ("npm install --save-dev prettier", False), ("cd app && npm i -D prettier", False),
     ("npx expo install expo-notifications expo-device", False), ("pip install requests", False),
+    # the files of this change named one by one: done once
+    ("npx prettier --write src/a.ts src/b.ts src/c.tsx", False), ("pytest tests/test_a.py", True),
 ])
 def test_only_the_projects_own_commands_are_recipes(command, recipe):
     from engram.capture.commands import is_recipe

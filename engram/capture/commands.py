@@ -231,6 +231,9 @@ def is_recipe(command: str, cwd: str | None) -> bool:
         return False  # `bazel aquery …`, `cargo tree`: a look at the build, not a recipe
     if any(_adds_package(segment) for segment in shell.segments(command)):
         return False  # `npm install --save-dev prettier`: a change made once, not a recipe
+    if any(len([w for w in segment[1:] if _SOURCE_FILE_RE.search(w)]) >= 3
+           for segment in shell.segments(command)):
+        return False  # `prettier --write a.ts b.ts c.ts`: this change's files, not a recipe
     root = (cwd or "").rstrip("/") + "/"
     for segment in shell.segments(command):
         for word in segment:
@@ -241,6 +244,8 @@ def is_recipe(command: str, cwd: str | None) -> bool:
     return True
 
 
+_SOURCE_FILE_RE = re.compile(r"^[^-=][^=]*\.(py|ts|tsx|js|jsx|mjs|rs|go|rb|ex|exs|java|kt|cs|"
+                             r"php|swift|c|cc|cpp|h|hpp|vue|svelte|css|scss|lua|scala|dart)$")
 _ADDING = {("npm", "install"), ("npm", "i"), ("npm", "add"), ("pnpm", "add"), ("pnpm", "install"),
            ("pnpm", "i"), ("yarn", "add"), ("bun", "add"), ("bun", "install"), ("pip", "install"),
            ("pip3", "install"), ("uv", "add"), ("poetry", "add"), ("pdm", "add"),
