@@ -442,3 +442,79 @@ def test_index_rows_put_again_keep_their_positions():
     assert index.project[1] == index.project[2] == index.project_code("q")
     assert index.project[0] == index.project[3] == index.project_code("p")
     assert index.when[:4].tolist() == [1.0, 5.0, 3.0, 6.0]
+
+
+# --- the keyword half beside the vector half ----------------------------------------------
+
+
+def _threads_of_keyword_pools(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the thread each keyword pool is computed on."""
+    names: list[str] = []
+    original = retrieval._keyword_pool
+
+    def recorded(*args, **kwargs):
+        names.append(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(retrieval, "_keyword_pool", recorded)
+    return names
+
+
+def test_keyword_half_beside_the_vector_half_ranks_as_one_after_the_other(mem, monkeypatch):
+    _fill(mem, copies=6)
+    store = mem.store
+    cases = [dict(), dict(project="shop"), dict(tags=["infra"]), dict(k=3),
+             dict(pools="keyword"), dict(pools="vector"), dict(rerank=False)]
+    store.parallel_min_rows = 10**12
+    serial = {(q, i): _snapshot(mem.search(q, **case))
+              for q in QUERIES for i, case in enumerate(cases)}
+    names = _threads_of_keyword_pools(monkeypatch)
+    store.parallel_min_rows = 0
+    for i, case in enumerate(cases):
+        names.clear()
+        for q in QUERIES:
+            assert _snapshot(mem.search(q, **case)) == serial[(q, i)], (q, case)
+        # With a query vector, the keyword half ran on the store's thread; keyword-only
+        # searches ran it on the caller's (and vector-only ones have none).
+        caller = threading.current_thread().name
+        if case.get("pools") == "vector":
+            assert names == []
+        else:
+            assert len(names) >= sum(1 for q in QUERIES if retrieval.query_terms(q))
+            expected = caller if case.get("pools") == "keyword" else "engram-keyword_0"
+            assert set(names) == {expected}, case
+
+
+def test_the_side_thread_only_above_the_threshold_and_never_inside_a_transaction(
+        mem, monkeypatch):
+    _fill(mem)
+    store = mem.store
+    mem.search("postgres connection pool")  # loads the vector index
+    rows = len(store._index)
+    store.parallel_min_rows = rows + 1
+    assert store.side_runner() is None
+    store.parallel_min_rows = rows
+    assert store.side_runner() is not None
+    names = _threads_of_keyword_pools(monkeypatch)
+    expected = _snapshot(mem.search("postgres connection pool"))
+    assert names[-1].startswith("engram-keyword")
+    with store.transaction():
+        # The caller holds the store's lock: a keyword half on another thread would wait
+        # for it forever. It runs on the caller's thread, with the same answer.
+        assert store.holds_lock()
+        assert store.side_runner() is None
+        assert _snapshot(mem.search("postgres connection pool")) == expected
+        assert names[-1] == threading.current_thread().name
+    assert not store.holds_lock()
+    assert len(names) == 2
+
+
+def test_an_in_memory_store_never_uses_the_side_thread(clock):
+    mem = engram.open(":memory:", embedder="fake", clock=clock)
+    try:
+        _fill(mem)
+        mem.store.parallel_min_rows = 0
+        mem.search("postgres connection pool")
+        assert mem.store.side_runner() is None
+    finally:
+        mem.close()

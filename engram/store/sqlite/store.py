@@ -33,6 +33,8 @@ from .migrations import SCHEMA_VERSION, migrate
 from .rows import COLUMNS, half_bytes, row_to_memory, timestamps, when_ts, where_clause
 
 if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-only hooks
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
 
     from .vector_index import VectorIndex
@@ -47,6 +49,10 @@ SYNC_BATCH = 20_000
 #: Memories written between two merges of the keyword index's segments.
 TIDY_AFTER = 256
 _TIDIED_KEY = "keyword_index_tidied_seq"
+#: Vectors from which a hybrid search runs its keyword half on the store's own thread
+#: while the calling thread scores the vectors (side_runner): below, handing the work
+#: over costs about what the overlap saves.
+PARALLEL_MIN_ROWS = 50_000
 
 def _private_store_files(path: Path) -> None:
     """Create a new store file 0600 (SQLite gives its -wal and -shm the file's mode) in
@@ -110,6 +116,9 @@ class SQLiteStore(LedgerMethods):
         self._index_seq = 0
         self._data_version = -1
         self._ann_thread: threading.Thread | None = None  # building the lists, if any
+        self._side: ThreadPoolExecutor | None = None  # side_runner's thread, once started
+        self._side_pid = 0
+        self.parallel_min_rows = PARALLEL_MIN_ROWS
         # Document frequencies counted since the store's change number `_df_seq`
         self._df: dict[str, int] = {}
         self._df_seq = -1
@@ -119,7 +128,37 @@ class SQLiteStore(LedgerMethods):
 
     def close(self) -> None:
         with self._lock:
+            side, self._side = self._side, None
             self._db.close()
+        if side is not None:
+            side.shutdown(wait=False)
+
+    def holds_lock(self) -> bool:
+        """Whether the calling thread holds the store's lock (e.g. inside `transaction`):
+        work handed to another thread that needs the lock would then wait forever."""
+        return self._lock._is_owned()  # type: ignore[attr-defined]
+
+    def side_runner(self) -> ThreadPoolExecutor | None:
+        """The store's one worker thread, for a search to run its keyword half beside its
+        vector half, or None where that does not pay or could not work.
+
+        Both halves spend their time outside the GIL (SQLite's FTS5 query, the vector
+        kernels), so on a large store they overlap. None below `parallel_min_rows`
+        vectors (a one-off thread per search lost at 30K: its start cost more than the
+        overlap), for an in-memory store, and when the calling thread holds the store's
+        lock: the worker would wait for it while the caller waits for the worker.
+        """
+        index = self._index
+        if (index is None or len(index) < self.parallel_min_rows or self.ephemeral
+                or self.holds_lock()):
+            return None
+        from concurrent.futures import ThreadPoolExecutor
+
+        with self._lock:
+            if self._side is None or self._side_pid != os.getpid():  # none yet, or forked
+                self._side = ThreadPoolExecutor(1, thread_name_prefix="engram-keyword")
+                self._side_pid = os.getpid()
+            return self._side
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
