@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextvars
 import heapq
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -110,10 +110,12 @@ def search(
                 since=_tighter(filters.since, temporal.since, max),
                 until=_tighter(filters.until, temporal.until, min),
             )
-    def embed(words: str) -> Any:
+    def embed(words: str) -> Callable[[], Any] | None:
+        """The query's embedding, computed when `_rank` asks (after it has started the
+        keyword half, if that runs beside), or None: no vector pool."""
         if embedder is None or not words.strip() or pools == "keyword":
             return None
-        return embedder.embed_query(words)
+        return lambda: embedder.embed_query(words)
 
     rest = (k, now, files, weights, pools, rerank)
     widened, period_end = told_after(timed, filters, weights)
@@ -177,7 +179,7 @@ def relevance_floor(
 
 def _rank(
     store: Store,
-    query_vector: Any,
+    embed: Callable[[], Any] | None,
     text: str,
     k: int,
     now: datetime,
@@ -192,21 +194,22 @@ def _rank(
     # Diversity chooses the top k from the best `depth`, and the vector pool holds 5x that
     # many: its cosines are computed for every memory anyway (LoCoMo R@10 +0.002). A
     # keyword pool as deep added 0.001 more and costs a longer FTS5 sort.
-    depth = ranking.diversity_depth(k, weights) if rerank and query_vector is not None else k
+    depth = ranking.diversity_depth(k, weights) if rerank and embed is not None else k
     vector_pool = max(pool, 5 * depth)
     groups = query_terms(text)
     wanted = bool(groups) and pools != "vector"
     future = None
-    if wanted and query_vector is not None and (runner := _side_runner(store)) is not None:
-        # A large store: the keyword half on the store's thread while this one scores
-        # the vectors (both mostly outside the GIL). Same calls, same results.
+    if wanted and embed is not None and (runner := _side_runner(store)) is not None:
+        # A large store: the keyword half on the store's thread while this one embeds
+        # the query and scores the vectors (all mostly outside the GIL). Same calls,
+        # same results.
         with suppress(RuntimeError):  # the executor shut down (interpreter exit): inline
             future = runner.submit(contextvars.copy_context().run, _keyword_pool,
                                    store, groups, filters, pool, weights)
     vector: list[Candidate] = []
     if future is not None:
         try:
-            vector = store.vector_search(query_vector, filters, vector_pool)
+            vector = store.vector_search(embed(), filters, vector_pool)
         except BaseException:
             with suppress(BaseException):
                 future.result()
@@ -215,8 +218,8 @@ def _rank(
     else:
         keyword, coverage = (_keyword_pool(store, groups, filters, pool, weights)
                              if wanted else ([], None))
-        if query_vector is not None:
-            vector = store.vector_search(query_vector, filters, vector_pool)
+        if embed is not None:
+            vector = store.vector_search(embed(), filters, vector_pool)
 
     if not keyword and not vector:
         if text.strip() and groups:

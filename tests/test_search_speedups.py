@@ -483,6 +483,7 @@ def test_keyword_half_beside_the_vector_half_ranks_as_one_after_the_other(mem, m
             assert len(names) >= sum(1 for q in QUERIES if retrieval.query_terms(q))
             expected = caller if case.get("pools") == "keyword" else "engram-keyword_0"
             assert set(names) == {expected}, case
+    assert store._reader is not None  # the side thread's FTS5 queries had their connection
 
 
 def test_the_side_thread_only_above_the_threshold_and_never_inside_a_transaction(
@@ -516,5 +517,39 @@ def test_an_in_memory_store_never_uses_the_side_thread(clock):
         mem.store.parallel_min_rows = 0
         mem.search("postgres connection pool")
         assert mem.store.side_runner() is None
+    finally:
+        mem.close()
+
+
+def test_an_embedder_error_surfaces_unchanged_beside_the_keyword_half(tmp_path: Path, clock,
+                                                                      monkeypatch):
+    mem = engram.open(tmp_path / "memory.db", embedder=BrokenEmbedder(), clock=clock)
+    try:
+        mem.save("Use pnpm, not npm, in this monorepo")
+        mem.store.vectors_of([])  # loads the vector index
+        mem.store.parallel_min_rows = 0
+        names = _threads_of_keyword_pools(monkeypatch)
+        with pytest.raises(EmbedderError, match="failed on purpose"):
+            mem.search("pnpm monorepo")
+        assert names == ["engram-keyword_0"]  # started first, and waited for
+        assert mem.search("pnpm monorepo", pools="keyword").results
+    finally:
+        mem.close()
+
+
+def test_a_store_with_a_deadline_never_uses_the_side_thread(tmp_path: Path, clock):
+    import time
+
+    from engram.store.deadline import bounded
+
+    path = tmp_path / "memory.db"
+    with engram.open(path, embedder="fake", clock=clock) as mem:
+        _fill(mem)
+    with bounded(time.monotonic() + 60):
+        mem = engram.open(path, embedder="fake", clock=clock)
+    try:
+        mem.store.parallel_min_rows = 0
+        assert mem.search("postgres connection pool").results
+        assert mem.store.side_runner() is None and mem.store._reader is None
     finally:
         mem.close()

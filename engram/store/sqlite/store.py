@@ -118,6 +118,11 @@ class SQLiteStore(LedgerMethods):
         self._ann_thread: threading.Thread | None = None  # building the lists, if any
         self._side: ThreadPoolExecutor | None = None  # side_runner's thread, once started
         self._side_pid = 0
+        self._side_ident: int | None = None  # that thread's id
+        # The side thread's own read connection for FTS5 queries, so that the caller's
+        # vector half never waits behind one for the store's connection.
+        self._reader: Any = None
+        self._reader_lock = threading.Lock()
         self.parallel_min_rows = PARALLEL_MIN_ROWS
         # Document frequencies counted since the store's change number `_df_seq`
         self._df: dict[str, int] = {}
@@ -127,11 +132,15 @@ class SQLiteStore(LedgerMethods):
     # --- plumbing ---------------------------------------------------------------------
 
     def close(self) -> None:
-        with self._lock:
-            side, self._side = self._side, None
-            self._db.close()
+        side, self._side = self._side, None
         if side is not None:
-            side.shutdown(wait=False)
+            side.shutdown(wait=True)  # outside the lock: its work may be waiting for it
+        with self._lock:
+            self._db.close()
+            with self._reader_lock:
+                if self._reader is not None:
+                    self._reader.close()
+                    self._reader = None
 
     def holds_lock(self) -> bool:
         """Whether the calling thread holds the store's lock (e.g. inside `transaction`):
@@ -146,19 +155,46 @@ class SQLiteStore(LedgerMethods):
         kernels), so on a large store they overlap. None below `parallel_min_rows`
         vectors (a one-off thread per search lost at 30K: its start cost more than the
         overlap), for an in-memory store, and when the calling thread holds the store's
-        lock: the worker would wait for it while the caller waits for the worker.
+        lock: the worker would wait for it while the caller waits for the worker. Nor
+        for a store with a deadline (a hook answering in-process): one connection, as
+        before. The thread's FTS5 queries go through a read connection of its own
+        (`_keyword_db`): they see what is committed, as the caller does outside a
+        transaction.
         """
         index = self._index
         if (index is None or len(index) < self.parallel_min_rows or self.ephemeral
-                or self.holds_lock()):
+                or self._db.deadline is not None or self.holds_lock()):
             return None
         from concurrent.futures import ThreadPoolExecutor
 
         with self._lock:
             if self._side is None or self._side_pid != os.getpid():  # none yet, or forked
-                self._side = ThreadPoolExecutor(1, thread_name_prefix="engram-keyword")
+                self._side = ThreadPoolExecutor(1, thread_name_prefix="engram-keyword",
+                                                initializer=self._mark_side_thread)
                 self._side_pid = os.getpid()
             return self._side
+
+    def _mark_side_thread(self) -> None:
+        self._side_ident = threading.get_ident()
+
+    @contextmanager
+    def _keyword_db(self) -> Iterator[Any]:
+        """The connection an FTS5 query runs on, locked for it: the side thread's own
+        read connection there, else the store's."""
+        if self._side_ident is None or threading.get_ident() != self._side_ident:
+            with self._lock:
+                yield self._db
+            return
+        with self._reader_lock:
+            if self._reader is None:
+                import contextvars
+
+                # An empty context: no deadline but the store's (it has none, side_runner).
+                reader = contextvars.Context().run(connect, self.path, BUSY_TIMEOUT_MS)
+                reader.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+                reader.execute("PRAGMA query_only = 1")
+                self._reader = reader
+            yield self._reader
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -403,14 +439,14 @@ class SQLiteStore(LedgerMethods):
         match = fts_query(groups, mode)
         if match is None:
             return []
-        with self._lock:
+        with self._keyword_db() as db:
             try:
                 rows = None
                 if filters.statuses and filters == Filters(statuses=filters.statuses):
-                    rows = self._best_matches(match, filters.statuses, limit)
+                    rows = self._best_matches(match, filters.statuses, limit, db)
                 if rows is None:
                     where, params = where_clause(filters)
-                    rows = self._db.execute(
+                    rows = db.execute(
                         "SELECT m.id, bm25(memories_fts) FROM memories_fts"
                         " JOIN memories m ON m.rowid = memories_fts.rowid"
                         f" WHERE memories_fts MATCH ? AND {where}"
@@ -424,7 +460,7 @@ class SQLiteStore(LedgerMethods):
         return [Candidate(r[0], -float(r[1])) for r in rows]
 
     def _best_matches(
-        self, match: str, statuses: tuple[str, ...], limit: int
+        self, match: str, statuses: tuple[str, ...], limit: int, db: Any = None
     ) -> list[tuple[str, float]] | None:
         """The `limit` best matches with one of `statuses`, or None if that needs a full scan.
 
@@ -437,7 +473,7 @@ class SQLiteStore(LedgerMethods):
         best few have an allowed status, the caller falls back to filtering every match.
         """
         fetch = 2 * limit
-        rows = self._db.execute(
+        rows = (db or self._db).execute(
             "SELECT m.id, f.r, m.status FROM (SELECT rowid, bm25(memories_fts) AS r"
             " FROM memories_fts WHERE memories_fts MATCH ? ORDER BY r, rowid LIMIT ?) f"
             " JOIN memories m ON m.rowid = f.rowid ORDER BY f.r, f.rowid",
