@@ -553,3 +553,73 @@ def test_a_store_with_a_deadline_never_uses_the_side_thread(tmp_path: Path, cloc
         assert mem.store.side_runner() is None and mem.store._reader is None
     finally:
         mem.close()
+
+
+# --- OR searches: the rows with rarer words first ---------------------------------------------
+
+
+def _or_store(mem: engram.service.Engram) -> None:
+    """600 memories: "deploy" in 40% of them, "kubernetes" in 80, "helm" in 30, of
+    varied lengths and repeats, so bm25's length and frequency terms both vary."""
+    filler = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+    records = []
+    for i in range(600):
+        words = [f"w{i}x{j}" for j in range(i % 7)] + filler[: i % 10]
+        if i % 5 < 2:
+            words += ["deploy"] * (1 + i % 3)
+        if i % 15 in (0, 3, 7, 11) and i < 300:
+            words += ["kubernetes"] * (1 + i % 2)
+        if i % 20 == 0:
+            words += ["helm"]
+        records.append({"content": f"note {i}: " + " ".join(words),
+                        "project": "shop" if i % 3 else "infra"})
+    mem.save_many(records)
+
+
+@pytest.mark.parametrize("filters", [Filters(statuses=("active",)),
+                                     Filters(statuses=("active",), project="shop"),
+                                     Filters()])
+@pytest.mark.parametrize("limit", [5, 20])
+def test_an_or_search_stopped_early_equals_the_full_one(mem, monkeypatch, filters, limit):
+    _or_store(mem)
+    store = mem.store
+    taken = []
+    original = store._rare_first
+
+    def spied(*args):
+        found = original(*args)
+        taken.append(found is not None)
+        return found
+
+    cases = {q: retrieval.query_terms(q) for q in
+             ["deploy kubernetes", "deploy kubernetes helm", "kubernetes deploy alpha",
+              "helm deploy", "deploy gamma", "deploy nothingatall"]}
+    monkeypatch.setattr(store, "_rare_first", spied)
+    early = {q: store.keyword_search(g, "or", filters, limit) for q, g in cases.items()}
+    monkeypatch.setattr(store, "_rare_first", lambda *args: None)
+    for q, groups in cases.items():
+        full = store.keyword_search(groups, "or", filters, limit)
+        assert [(c.memory_id, c.score) for c in early[q]] == \
+            [(c.memory_id, c.score) for c in full], q  # the same rows, scores bit for bit
+        assert len(full) == limit
+    assert any(taken)  # the early stop was taken here...
+    assert not all(taken)  # ...and refused where one phrase holds every match
+
+
+def test_the_rows_with_rarer_words_are_scored_on_the_whole_query(mem):
+    """The NOT expression keeps only rows with a rarer phrase and leaves their bm25 as
+    the whole OR expression's: phrases right of a NOT add nothing."""
+    _or_store(mem)
+    db = mem.store._db
+    whole = '"deploy" OR "kubernetes" OR "helm"'
+    scores = dict(db.execute("SELECT rowid, bm25(memories_fts) FROM memories_fts"
+                             " WHERE memories_fts MATCH ?", (whole,)).fetchall())
+    rarer = db.execute("SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE"
+                       " memories_fts MATCH ?",
+                       (f'({whole}) NOT (("deploy") NOT ("kubernetes" OR "helm"))',)).fetchall()
+    with_rare = {r for (r,) in db.execute("SELECT rowid FROM memories_fts WHERE"
+                                          " memories_fts MATCH '\"kubernetes\" OR \"helm\"'")}
+    assert {r for r, _s in rarer} == with_rare
+    assert all(scores[r] == s for r, s in rarer)
+    assert any(scores[r] < min(scores[x] for x in scores if x not in with_rare)
+               for r in with_rare)  # the rare rows rank first, as the early stop needs
