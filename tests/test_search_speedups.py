@@ -87,9 +87,13 @@ def test_an_embedder_error_surfaces_unchanged(tmp_path: Path, clock):
         mem.close()
 
 
-def test_concurrent_searches_from_threads_match_serial_ones(mem):
+@pytest.mark.parametrize("beside", [False, True])
+def test_concurrent_searches_from_threads_match_serial_ones(mem, beside):
+    """`beside`: every search's keyword half on the store's one side thread, at once."""
     _fill(mem)
     expected = {q: _snapshot(mem.search(q)) for q in QUERIES}
+    if beside:
+        mem.store.parallel_min_rows = 0
     failures: list[BaseException] = []
     got: dict[tuple[int, str], list[tuple]] = {}
 
