@@ -606,6 +606,7 @@ def test_an_or_search_stopped_early_equals_the_full_one(mem, monkeypatch, filter
         assert [(c.memory_id, c.score) for c in early[q]] == \
             [(c.memory_id, c.score) for c in full], q  # the same rows, scores bit for bit
         assert len(full) == limit
+    assert not store._db.in_transaction  # its read snapshot ended
     assert any(taken)  # the early stop was taken here...
     assert not all(taken)  # ...and refused where one phrase holds every match
 

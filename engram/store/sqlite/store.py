@@ -511,7 +511,8 @@ class SQLiteStore(LedgerMethods):
         bm25 uses: the row count of FTS5's own totals and exact counts of the common
         phrases; the split is chosen from the cached document frequencies.
         """
-        phrases = [pair for group in fts_phrases(groups) for pair in group]
+        by_group = fts_phrases(groups)
+        phrases = [pair for group in by_group for pair in group]
         distinct = dict(phrases)  # term -> quoted, first occurrence
         if len(set(distinct.values())) < 2:
             return None
@@ -526,7 +527,7 @@ class SQLiteStore(LedgerMethods):
             rare = set(live[:j])
             # A group's alternatives mostly share their rows ("syncaccount", "sync account").
             rare_rows = sum(max((_df_of(q, distinct, approx) for _t, q in group
-                                 if q in rare), default=0) for group in fts_phrases(groups))
+                                 if q in rare), default=0) for group in by_group)
             if rare_rows < 2 * limit:
                 continue
             if 2 * rare_rows > all_rows:  # ranking the rarer rows costs about as much
@@ -541,29 +542,35 @@ class SQLiteStore(LedgerMethods):
                 break
         if not common:
             return None
-        # The bound, from the statistics bm25 reads: FTS5's row count and exact counts.
-        block = db.execute("SELECT block FROM memories_fts_data WHERE id = 1").fetchone()
-        if block is None:
-            return None
-        rows_total = _varint(block[0])
-        exact = {q: db.execute("SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH ?",
-                               (q,)).fetchone()[0] for q in common}
-        bound = _BM25_CEILING * sum(_idf(exact[q], rows_total) for _t, q in phrases
-                                    if q in common)
         rarer = [q for q in dict.fromkeys(distinct.values()) if q not in common]
         match = (f"({fts_query(groups, 'or')}) NOT (({' OR '.join(sorted(common))})"
                  f" NOT ({' OR '.join(rarer)}))")
-        if filters.statuses and filters == Filters(statuses=filters.statuses):
-            found = self._best_matches(match, filters.statuses, limit, db)
-        else:
-            where, params = where_clause(filters)
-            found = db.execute(
-                "SELECT m.id, bm25(memories_fts) FROM memories_fts"
-                " JOIN memories m ON m.rowid = memories_fts.rowid"
-                f" WHERE memories_fts MATCH ? AND {where}"
-                " ORDER BY bm25(memories_fts), m.rowid LIMIT ?",
-                (match, *params, limit),
-            ).fetchall()
+        # One read transaction: the bound and the ranking see the same rows.
+        db.execute("BEGIN")
+        try:
+            # The bound, from the statistics bm25 reads: FTS5's row count, exact counts.
+            block = db.execute("SELECT block FROM memories_fts_data WHERE id = 1").fetchone()
+            if block is None:
+                return None
+            rows_total = _varint(block[0])
+            exact = {q: db.execute("SELECT COUNT(*) FROM memories_fts"
+                                   " WHERE memories_fts MATCH ?", (q,)).fetchone()[0]
+                     for q in common}
+            bound = _BM25_CEILING * sum(_idf(exact[q], rows_total) for _t, q in phrases
+                                        if q in common)
+            if filters.statuses and filters == Filters(statuses=filters.statuses):
+                found = self._best_matches(match, filters.statuses, limit, db)
+            else:
+                where, params = where_clause(filters)
+                found = db.execute(
+                    "SELECT m.id, bm25(memories_fts) FROM memories_fts"
+                    " JOIN memories m ON m.rowid = memories_fts.rowid"
+                    f" WHERE memories_fts MATCH ? AND {where}"
+                    " ORDER BY bm25(memories_fts), m.rowid LIMIT ?",
+                    (match, *params, limit),
+                ).fetchall()
+        finally:
+            _rollback(db)  # read only: ends the snapshot
         # The margin covers rounding between bm25's sum and the bound's.
         if found is None or len(found) < limit or -found[limit - 1][1] <= bound * (1 + 1e-9):
             return None
