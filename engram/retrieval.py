@@ -6,9 +6,11 @@ place; the service only validates arguments and hands over the store and embedde
 
 from __future__ import annotations
 
+import contextvars
 import heapq
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -21,6 +23,8 @@ from .text import query_terms
 from .text.intent import asked_types, asks_about_questions, asks_when
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from .embedders import Embedder
 
 
@@ -106,10 +110,12 @@ def search(
                 since=_tighter(filters.since, temporal.since, max),
                 until=_tighter(filters.until, temporal.until, min),
             )
-    def embed(words: str) -> Any:
+    def embed(words: str) -> Callable[[], Any] | None:
+        """The query's embedding, computed when `_rank` asks (after it has started the
+        keyword half, if that runs beside), or None: no vector pool."""
         if embedder is None or not words.strip() or pools == "keyword":
             return None
-        return embedder.embed_query(words)
+        return lambda: embedder.embed_query(words)
 
     rest = (k, now, files, weights, pools, rerank)
     widened, period_end = told_after(timed, filters, weights)
@@ -173,7 +179,7 @@ def relevance_floor(
 
 def _rank(
     store: Store,
-    query_vector: Any,
+    embed: Callable[[], Any] | None,
     text: str,
     k: int,
     now: datetime,
@@ -188,28 +194,32 @@ def _rank(
     # Diversity chooses the top k from the best `depth`, and the vector pool holds 5x that
     # many: its cosines are computed for every memory anyway (LoCoMo R@10 +0.002). A
     # keyword pool as deep added 0.001 more and costs a longer FTS5 sort.
-    depth = ranking.diversity_depth(k, weights) if rerank and query_vector is not None else k
+    depth = ranking.diversity_depth(k, weights) if rerank and embed is not None else k
     vector_pool = max(pool, 5 * depth)
     groups = query_terms(text)
-    keyword: list[Candidate] = []
-    coverage: dict[str, float] | None = None
-    if groups and pools != "vector":
-        keyword = store.keyword_search(groups, "and", filters, pool)
-        if len(keyword) < pool and len(groups) > 1:
-            seen = {c.memory_id for c in keyword}
-            extra = store.keyword_search(groups, "or", filters, pool)
-            keyword += [c for c in extra if c.memory_id not in seen]
-            keyword.sort(key=lambda c: -c.score)
-        if keyword and len(groups) > 1:
-            # One indexed query for the pool's terms: ~0.5 ms for 50 candidates at 10K.
-            terms = store.terms_of([c.memory_id for c in keyword])
-            matches = ranking.match_query(groups, terms)
-            keyword = ranking.term_evidence(keyword, groups, terms, weights, matches)
-            coverage = _coverage(store, groups, matches)
-
+    wanted = bool(groups) and pools != "vector"
+    future = None
+    if wanted and embed is not None and (runner := _side_runner(store)) is not None:
+        # A large store: the keyword half on the store's thread while this one embeds
+        # the query and scores the vectors (all mostly outside the GIL). Same calls,
+        # same results.
+        with suppress(RuntimeError):  # the executor shut down (interpreter exit): inline
+            future = runner.submit(contextvars.copy_context().run, _keyword_pool,
+                                   store, groups, filters, pool, weights)
     vector: list[Candidate] = []
-    if query_vector is not None:
-        vector = store.vector_search(query_vector, filters, vector_pool)
+    if future is not None:
+        try:
+            vector = store.vector_search(embed(), filters, vector_pool)
+        except BaseException:
+            with suppress(BaseException):
+                future.result()
+            raise
+        keyword, coverage = future.result()
+    else:
+        keyword, coverage = (_keyword_pool(store, groups, filters, pool, weights)
+                             if wanted else ([], None))
+        if embed is not None:
+            vector = store.vector_search(embed(), filters, vector_pool)
 
     if not keyword and not vector:
         if text.strip() and groups:
@@ -231,6 +241,34 @@ def _rank(
         SearchResult(memory, score, _signals(item, factors))
         for score, _id, memory, item, factors in ranked
     ]
+
+
+def _side_runner(store: Store) -> Executor | None:
+    """The store's thread for the keyword half, if it has one worth using now."""
+    side = getattr(store, "side_runner", None)
+    return side() if side is not None else None
+
+
+def _keyword_pool(
+    store: Store, groups: list[tuple[str, ...]], filters: Filters, pool: int,
+    weights: ranking.Weights,
+) -> tuple[list[Candidate], dict[str, float] | None]:
+    """The keyword candidates (AND, then OR if AND finds too few) with their term
+    evidence, and each one's query coverage (None for a one-group query)."""
+    keyword = store.keyword_search(groups, "and", filters, pool)
+    if len(keyword) < pool and len(groups) > 1:
+        seen = {c.memory_id for c in keyword}
+        extra = store.keyword_search(groups, "or", filters, pool)
+        keyword += [c for c in extra if c.memory_id not in seen]
+        keyword.sort(key=lambda c: -c.score)
+    coverage = None
+    if keyword and len(groups) > 1:
+        # One indexed query for the pool's terms: ~0.5 ms for 50 candidates at 10K.
+        terms = store.terms_of([c.memory_id for c in keyword])
+        matches = ranking.match_query(groups, terms)
+        keyword = ranking.term_evidence(keyword, groups, terms, weights, matches)
+        coverage = _coverage(store, groups, matches)
+    return keyword, coverage
 
 
 def _coverage(

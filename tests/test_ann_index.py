@@ -505,3 +505,29 @@ def test_float16_rows_with_numkong_halve_the_matrix_and_probing_every_list_is_ex
         assert ann_index.dots(rows, batch).shape == (5, 2)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("half", [False, True])
+def test_probed_lists_score_their_rows_as_dots_does_block_by_block(half, monkeypatch):
+    """The query is packed once for all probed lists: the scores are bit for bit those of
+    `dots` called on each block, and the positions exactly the probed lists' rows."""
+    if half and ann_index._numkong() is None:
+        pytest.skip("NumKong not installed")
+    rows, _ = _clustered(50, 20, seed=5)
+    lists = AnnLists.build(np.arange(len(rows)), rows, 0, len(rows))
+    rows = _adopted(rows, lists)
+    if half:
+        rows = rows.astype(np.float16)
+    query = rows[7].astype(np.float32)
+    every = np.ones(len(rows), dtype=bool)
+    for probes in (1, 3, lists.lists // 2):
+        found, scores = lists.search(query, every, len(rows), rows, probes=probes)
+        nearest = np.sort(np.argpartition(-(lists.centroids @ query), probes - 1)[:probes])
+        expected = np.concatenate([np.arange(lists.starts[i], lists.starts[i + 1])
+                                   for i in nearest])
+        assert sorted(found.tolist()) == sorted(expected.tolist())
+        with monkeypatch.context() as patch:
+            patch.setattr(ann_index, "scorer", lambda q: lambda block: ann_index.dots(block, q))
+            again, by_block = lists.search(query, every, len(rows), rows, probes=probes)
+        assert again.tolist() == found.tolist() and by_block.tolist() == scores.tolist()
+    assert ann_index.scorer(query)(rows[:0]).shape == (0,)

@@ -87,9 +87,13 @@ def test_an_embedder_error_surfaces_unchanged(tmp_path: Path, clock):
         mem.close()
 
 
-def test_concurrent_searches_from_threads_match_serial_ones(mem):
+@pytest.mark.parametrize("beside", [False, True])
+def test_concurrent_searches_from_threads_match_serial_ones(mem, beside):
+    """`beside`: every search's keyword half on the store's one side thread, at once."""
     _fill(mem)
     expected = {q: _snapshot(mem.search(q)) for q in QUERIES}
+    if beside:
+        mem.store.parallel_min_rows = 0
     failures: list[BaseException] = []
     got: dict[tuple[int, str], list[tuple]] = {}
 
@@ -442,3 +446,185 @@ def test_index_rows_put_again_keep_their_positions():
     assert index.project[1] == index.project[2] == index.project_code("q")
     assert index.project[0] == index.project[3] == index.project_code("p")
     assert index.when[:4].tolist() == [1.0, 5.0, 3.0, 6.0]
+
+
+# --- the keyword half beside the vector half ----------------------------------------------
+
+
+def _threads_of_keyword_pools(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the thread each keyword pool is computed on."""
+    names: list[str] = []
+    original = retrieval._keyword_pool
+
+    def recorded(*args, **kwargs):
+        names.append(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(retrieval, "_keyword_pool", recorded)
+    return names
+
+
+def test_keyword_half_beside_the_vector_half_ranks_as_one_after_the_other(mem, monkeypatch):
+    _fill(mem, copies=6)
+    store = mem.store
+    cases = [dict(), dict(project="shop"), dict(tags=["infra"]), dict(k=3),
+             dict(pools="keyword"), dict(pools="vector"), dict(rerank=False)]
+    store.parallel_min_rows = 10**12
+    serial = {(q, i): _snapshot(mem.search(q, **case))
+              for q in QUERIES for i, case in enumerate(cases)}
+    names = _threads_of_keyword_pools(monkeypatch)
+    store.parallel_min_rows = 0
+    for i, case in enumerate(cases):
+        names.clear()
+        for q in QUERIES:
+            assert _snapshot(mem.search(q, **case)) == serial[(q, i)], (q, case)
+        # With a query vector, the keyword half ran on the store's thread; keyword-only
+        # searches ran it on the caller's (and vector-only ones have none).
+        caller = threading.current_thread().name
+        if case.get("pools") == "vector":
+            assert names == []
+        else:
+            assert len(names) >= sum(1 for q in QUERIES if retrieval.query_terms(q))
+            expected = caller if case.get("pools") == "keyword" else "engram-keyword_0"
+            assert set(names) == {expected}, case
+    assert store._reader is not None  # the side thread's FTS5 queries had their connection
+
+
+def test_the_side_thread_only_above_the_threshold_and_never_inside_a_transaction(
+        mem, monkeypatch):
+    _fill(mem)
+    store = mem.store
+    mem.search("postgres connection pool")  # loads the vector index
+    rows = len(store._index)
+    store.parallel_min_rows = rows + 1
+    assert store.side_runner() is None
+    store.parallel_min_rows = rows
+    assert store.side_runner() is not None
+    names = _threads_of_keyword_pools(monkeypatch)
+    expected = _snapshot(mem.search("postgres connection pool"))
+    assert names[-1].startswith("engram-keyword")
+    with store.transaction():
+        # The caller holds the store's lock: a keyword half on another thread would wait
+        # for it forever. It runs on the caller's thread, with the same answer.
+        assert store.holds_lock()
+        assert store.side_runner() is None
+        assert _snapshot(mem.search("postgres connection pool")) == expected
+        assert names[-1] == threading.current_thread().name
+    assert not store.holds_lock()
+    assert len(names) == 2
+
+
+def test_an_in_memory_store_never_uses_the_side_thread(clock):
+    mem = engram.open(":memory:", embedder="fake", clock=clock)
+    try:
+        _fill(mem)
+        mem.store.parallel_min_rows = 0
+        mem.search("postgres connection pool")
+        assert mem.store.side_runner() is None
+    finally:
+        mem.close()
+
+
+def test_an_embedder_error_surfaces_unchanged_beside_the_keyword_half(tmp_path: Path, clock,
+                                                                      monkeypatch):
+    mem = engram.open(tmp_path / "memory.db", embedder=BrokenEmbedder(), clock=clock)
+    try:
+        mem.save("Use pnpm, not npm, in this monorepo")
+        mem.store.vectors_of([])  # loads the vector index
+        mem.store.parallel_min_rows = 0
+        names = _threads_of_keyword_pools(monkeypatch)
+        with pytest.raises(EmbedderError, match="failed on purpose"):
+            mem.search("pnpm monorepo")
+        assert names == ["engram-keyword_0"]  # started first, and waited for
+        assert mem.search("pnpm monorepo", pools="keyword").results
+    finally:
+        mem.close()
+
+
+def test_a_store_with_a_deadline_never_uses_the_side_thread(tmp_path: Path, clock):
+    import time
+
+    from engram.store.deadline import bounded
+
+    path = tmp_path / "memory.db"
+    with engram.open(path, embedder="fake", clock=clock) as mem:
+        _fill(mem)
+    with bounded(time.monotonic() + 60):
+        mem = engram.open(path, embedder="fake", clock=clock)
+    try:
+        mem.store.parallel_min_rows = 0
+        assert mem.search("postgres connection pool").results
+        assert mem.store.side_runner() is None and mem.store._reader is None
+    finally:
+        mem.close()
+
+
+# --- OR searches: the rows with rarer words first ---------------------------------------------
+
+
+def _or_store(mem: engram.service.Engram) -> None:
+    """600 memories: "deploy" in 40% of them, "kubernetes" in 80, "helm" in 30, of
+    varied lengths and repeats, so bm25's length and frequency terms both vary."""
+    filler = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+    records = []
+    for i in range(600):
+        words = [f"w{i}x{j}" for j in range(i % 7)] + filler[: i % 10]
+        if i % 5 < 2:
+            words += ["deploy"] * (1 + i % 3)
+        if i % 15 in (0, 3, 7, 11) and i < 300:
+            words += ["kubernetes"] * (1 + i % 2)
+        if i % 20 == 0:
+            words += ["helm"]
+        records.append({"content": f"note {i}: " + " ".join(words),
+                        "project": "shop" if i % 3 else "infra"})
+    mem.save_many(records)
+
+
+@pytest.mark.parametrize("filters", [Filters(statuses=("active",)),
+                                     Filters(statuses=("active",), project="shop"),
+                                     Filters()])
+@pytest.mark.parametrize("limit", [5, 20])
+def test_an_or_search_stopped_early_equals_the_full_one(mem, monkeypatch, filters, limit):
+    _or_store(mem)
+    store = mem.store
+    taken = []
+    original = store._rare_first
+
+    def spied(*args):
+        found = original(*args)
+        taken.append(found is not None)
+        return found
+
+    cases = {q: retrieval.query_terms(q) for q in
+             ["deploy kubernetes", "deploy kubernetes helm", "kubernetes deploy alpha",
+              "helm deploy", "deploy gamma", "deploy nothingatall"]}
+    monkeypatch.setattr(store, "_rare_first", spied)
+    early = {q: store.keyword_search(g, "or", filters, limit) for q, g in cases.items()}
+    monkeypatch.setattr(store, "_rare_first", lambda *args: None)
+    for q, groups in cases.items():
+        full = store.keyword_search(groups, "or", filters, limit)
+        assert [(c.memory_id, c.score) for c in early[q]] == \
+            [(c.memory_id, c.score) for c in full], q  # the same rows, scores bit for bit
+        assert len(full) == limit
+    assert not store._db.in_transaction  # its read snapshot ended
+    assert any(taken)  # the early stop was taken here...
+    assert not all(taken)  # ...and refused where one phrase holds every match
+
+
+def test_the_rows_with_rarer_words_are_scored_on_the_whole_query(mem):
+    """The NOT expression keeps only rows with a rarer phrase and leaves their bm25 as
+    the whole OR expression's: phrases right of a NOT add nothing."""
+    _or_store(mem)
+    db = mem.store._db
+    whole = '"deploy" OR "kubernetes" OR "helm"'
+    scores = dict(db.execute("SELECT rowid, bm25(memories_fts) FROM memories_fts"
+                             " WHERE memories_fts MATCH ?", (whole,)).fetchall())
+    rarer = db.execute("SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE"
+                       " memories_fts MATCH ?",
+                       (f'({whole}) NOT (("deploy") NOT ("kubernetes" OR "helm"))',)).fetchall()
+    with_rare = {r for (r,) in db.execute("SELECT rowid FROM memories_fts WHERE"
+                                          " memories_fts MATCH '\"kubernetes\" OR \"helm\"'")}
+    assert {r for r, _s in rarer} == with_rare
+    assert all(scores[r] == s for r, s in rarer)
+    assert any(scores[r] < min(scores[x] for x in scores if x not in with_rare)
+               for r in with_rare)  # the rare rows rank first, as the early stop needs

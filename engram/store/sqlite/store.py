@@ -12,6 +12,7 @@ this package as an Engram error (connection.py).
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ...config import engram_home, private_dir, tighten
 from ...errors import StoreError, StoreUnavailableError
 from ...model import Memory, to_iso
-from ...text import fts_query
+from ...text.fts import fts_phrases, fts_query
 from ..base import Candidate, Filters
 from ..ledger import LedgerMethods
 from .connection import connect
@@ -33,6 +34,8 @@ from .migrations import SCHEMA_VERSION, migrate
 from .rows import COLUMNS, half_bytes, row_to_memory, timestamps, when_ts, where_clause
 
 if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-only hooks
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
 
     from .vector_index import VectorIndex
@@ -47,6 +50,16 @@ SYNC_BATCH = 20_000
 #: Memories written between two merges of the keyword index's segments.
 TIDY_AFTER = 256
 _TIDIED_KEY = "keyword_index_tidied_seq"
+#: FTS5's bm25 constant k1 + 1: the most one phrase's occurrences in a row can add, per
+#: unit of the phrase's idf (`_rare_first`).
+_BM25_CEILING = 2.2
+#: How far a rare phrase's idf must clear the common phrases' bound for `_rare_first` to
+#: try (a failed try costs about half the full query).
+_TRY_MARGIN = 1.3
+#: Vectors from which a hybrid search runs its keyword half on the store's own thread
+#: while the calling thread scores the vectors (side_runner): below, handing the work
+#: over costs about what the overlap saves.
+PARALLEL_MIN_ROWS = 50_000
 
 def _private_store_files(path: Path) -> None:
     """Create a new store file 0600 (SQLite gives its -wal and -shm the file's mode) in
@@ -75,6 +88,29 @@ def _rollback(db: Any) -> None:
     if db.in_transaction:
         with suppress(StoreError):
             db.execute("ROLLBACK")
+
+
+def _df_of(quoted: str, terms: dict[str, str], df: dict[str, int]) -> int:
+    """The cached document frequency of a quoted phrase (the largest of its terms')."""
+    return max((df.get(t, 0) for t, q in terms.items() if q == quoted), default=0)
+
+
+def _idf(hits: int, rows: int) -> float:
+    """FTS5's bm25 idf of a phrase in `hits` of `rows` rows (floored as FTS5 does)."""
+    value = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def _varint(data: bytes) -> int:
+    """The first SQLite varint of `data` (FTS5's totals record starts with its row count)."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            break
+    return value
 
 
 class SQLiteStore(LedgerMethods):
@@ -110,6 +146,14 @@ class SQLiteStore(LedgerMethods):
         self._index_seq = 0
         self._data_version = -1
         self._ann_thread: threading.Thread | None = None  # building the lists, if any
+        self._side: ThreadPoolExecutor | None = None  # side_runner's thread, once started
+        self._side_pid = 0
+        self._side_ident: int | None = None  # that thread's id
+        # The side thread's own read connection for FTS5 queries, so that the caller's
+        # vector half never waits behind one for the store's connection.
+        self._reader: Any = None
+        self._reader_lock = threading.Lock()
+        self.parallel_min_rows = PARALLEL_MIN_ROWS
         # Document frequencies counted since the store's change number `_df_seq`
         self._df: dict[str, int] = {}
         self._df_seq = -1
@@ -118,8 +162,69 @@ class SQLiteStore(LedgerMethods):
     # --- plumbing ---------------------------------------------------------------------
 
     def close(self) -> None:
+        side, self._side = self._side, None
+        if side is not None:
+            side.shutdown(wait=True)  # outside the lock: its work may be waiting for it
         with self._lock:
             self._db.close()
+            with self._reader_lock:
+                if self._reader is not None:
+                    self._reader.close()
+                    self._reader = None
+
+    def holds_lock(self) -> bool:
+        """Whether the calling thread holds the store's lock (e.g. inside `transaction`):
+        work handed to another thread that needs the lock would then wait forever."""
+        return self._lock._is_owned()  # type: ignore[attr-defined]
+
+    def side_runner(self) -> ThreadPoolExecutor | None:
+        """The store's one worker thread, for a search to run its keyword half beside its
+        vector half, or None where that does not pay or could not work.
+
+        Both halves spend their time outside the GIL (SQLite's FTS5 query, the vector
+        kernels), so on a large store they overlap. None below `parallel_min_rows`
+        vectors (a one-off thread per search lost at 30K: its start cost more than the
+        overlap), for an in-memory store, and when the calling thread holds the store's
+        lock: the worker would wait for it while the caller waits for the worker. Nor
+        for a store with a deadline (a hook answering in-process): one connection, as
+        before. The thread's FTS5 queries go through a read connection of its own
+        (`_keyword_db`): they see what is committed, as the caller does outside a
+        transaction.
+        """
+        index = self._index
+        if (index is None or len(index) < self.parallel_min_rows or self.ephemeral
+                or self._db.deadline is not None or self.holds_lock()):
+            return None
+        from concurrent.futures import ThreadPoolExecutor
+
+        with self._lock:
+            if self._side is None or self._side_pid != os.getpid():  # none yet, or forked
+                self._side = ThreadPoolExecutor(1, thread_name_prefix="engram-keyword",
+                                                initializer=self._mark_side_thread)
+                self._side_pid = os.getpid()
+            return self._side
+
+    def _mark_side_thread(self) -> None:
+        self._side_ident = threading.get_ident()
+
+    @contextmanager
+    def _keyword_db(self) -> Iterator[Any]:
+        """The connection an FTS5 query runs on, locked for it: the side thread's own
+        read connection there, else the store's."""
+        if self._side_ident is None or threading.get_ident() != self._side_ident:
+            with self._lock:
+                yield self._db
+            return
+        with self._reader_lock:
+            if self._reader is None:
+                import contextvars
+
+                # An empty context: no deadline but the store's (it has none, side_runner).
+                reader = contextvars.Context().run(connect, self.path, BUSY_TIMEOUT_MS)
+                reader.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+                reader.execute("PRAGMA query_only = 1")
+                self._reader = reader
+            yield self._reader
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -364,14 +469,17 @@ class SQLiteStore(LedgerMethods):
         match = fts_query(groups, mode)
         if match is None:
             return []
-        with self._lock:
+        with self._keyword_db() as db:
             try:
                 rows = None
-                if filters.statuses and filters == Filters(statuses=filters.statuses):
-                    rows = self._best_matches(match, filters.statuses, limit)
+                if mode == "or" and not (db is self._db and self._depth):
+                    rows = self._rare_first(db, groups, filters, limit)
+                if rows is None and filters.statuses and filters == Filters(
+                        statuses=filters.statuses):
+                    rows = self._best_matches(match, filters.statuses, limit, db)
                 if rows is None:
                     where, params = where_clause(filters)
-                    rows = self._db.execute(
+                    rows = db.execute(
                         "SELECT m.id, bm25(memories_fts) FROM memories_fts"
                         " JOIN memories m ON m.rowid = memories_fts.rowid"
                         f" WHERE memories_fts MATCH ? AND {where}"
@@ -384,8 +492,92 @@ class SQLiteStore(LedgerMethods):
                 return []
         return [Candidate(r[0], -float(r[1])) for r in rows]
 
+    def _rare_first(
+        self, db: Any, groups: list[tuple[str, ...]], filters: Filters, limit: int
+    ) -> list[tuple[str, float]] | None:
+        """The `limit` best matches of an OR search, found among the rows holding one of
+        its rarer phrases only; None when that is not shown to be the whole answer.
+
+        Ranking every row with a common word was most of an OR search's time (a word in
+        7% of 1M memories: ~100 ms). FTS5's bm25 sums over the expression's phrases
+        idf x tf (k1 + 1) / (tf + k1 (1 - b + b len / average len)): each phrase adds
+        less than idf x (k1 + 1). A row holding only common phrases therefore scores
+        below B = the sum of that over the common phrases, and once the `limit`-th best
+        row holding a rarer phrase scores above B, no other row can enter (exact, as
+        WAND; the PostgreSQL store stops the same way). Those rows are ranked by FTS5
+        with the whole expression: `whole NOT ((commons) NOT (rarer))` keeps only them,
+        and phrases right of a NOT add nothing to bm25 (FTS5 clears their positions), so
+        their scores are the whole query's, bit for bit. B needs the same statistics
+        bm25 uses: the row count of FTS5's own totals and exact counts of the common
+        phrases; the split is chosen from the cached document frequencies.
+        """
+        by_group = fts_phrases(groups)
+        phrases = [pair for group in by_group for pair in group]
+        distinct = dict(phrases)  # term -> quoted, first occurrence
+        if len(set(distinct.values())) < 2:
+            return None
+        total, approx = self.document_frequency(list(distinct))
+        live = sorted((q for q in set(distinct.values()) if _df_of(q, distinct, approx)),
+                      key=lambda q: (_df_of(q, distinct, approx), q))
+        if len(live) < 2 or total <= 0:
+            return None
+        all_rows = sum(_df_of(q, distinct, approx) for q in live)
+        common: set[str] = set()
+        for j in range(1, len(live)):
+            rare = set(live[:j])
+            # A group's alternatives mostly share their rows ("syncaccount", "sync account").
+            rare_rows = sum(max((_df_of(q, distinct, approx) for _t, q in group
+                                 if q in rare), default=0) for group in by_group)
+            if rare_rows < 2 * limit:
+                continue
+            if 2 * rare_rows > all_rows:  # ranking the rarer rows costs about as much
+                return None
+            rest = set(live[j:])  # a phrase in no row adds nothing
+            bound = _BM25_CEILING * sum(
+                _idf(_df_of(q, distinct, approx), total) for _t, q in phrases if q in rest)
+            # A row holding the weakest rare phrase once, at about the average length,
+            # scores about its idf: worth trying when that clears the bound by a margin.
+            if _idf(_df_of(live[j - 1], distinct, approx), total) > _TRY_MARGIN * bound:
+                common = rest
+                break
+        if not common:
+            return None
+        rarer = [q for q in dict.fromkeys(distinct.values()) if q not in common]
+        match = (f"({fts_query(groups, 'or')}) NOT (({' OR '.join(sorted(common))})"
+                 f" NOT ({' OR '.join(rarer)}))")
+        # One read transaction: the bound and the ranking see the same rows.
+        db.execute("BEGIN")
+        try:
+            # The bound, from the statistics bm25 reads: FTS5's row count, exact counts.
+            block = db.execute("SELECT block FROM memories_fts_data WHERE id = 1").fetchone()
+            if block is None:
+                return None
+            rows_total = _varint(block[0])
+            exact = {q: db.execute("SELECT COUNT(*) FROM memories_fts"
+                                   " WHERE memories_fts MATCH ?", (q,)).fetchone()[0]
+                     for q in common}
+            bound = _BM25_CEILING * sum(_idf(exact[q], rows_total) for _t, q in phrases
+                                        if q in common)
+            if filters.statuses and filters == Filters(statuses=filters.statuses):
+                found = self._best_matches(match, filters.statuses, limit, db)
+            else:
+                where, params = where_clause(filters)
+                found = db.execute(
+                    "SELECT m.id, bm25(memories_fts) FROM memories_fts"
+                    " JOIN memories m ON m.rowid = memories_fts.rowid"
+                    f" WHERE memories_fts MATCH ? AND {where}"
+                    " ORDER BY bm25(memories_fts), m.rowid LIMIT ?",
+                    (match, *params, limit),
+                ).fetchall()
+        finally:
+            _rollback(db)  # read only: ends the snapshot
+        # The margin covers rounding between bm25's sum and the bound's.
+        if found is None or len(found) < limit or -found[limit - 1][1] <= bound * (1 + 1e-9):
+            return None
+        return found[:limit]
+
     def _best_matches(
-        self, match: str, statuses: tuple[str, ...], limit: int
+        self, match: str, statuses: tuple[str, ...], limit: int, db: Any = None
     ) -> list[tuple[str, float]] | None:
         """The `limit` best matches with one of `statuses`, or None if that needs a full scan.
 
@@ -398,7 +590,7 @@ class SQLiteStore(LedgerMethods):
         best few have an allowed status, the caller falls back to filtering every match.
         """
         fetch = 2 * limit
-        rows = self._db.execute(
+        rows = (db or self._db).execute(
             "SELECT m.id, f.r, m.status FROM (SELECT rowid, bm25(memories_fts) AS r"
             " FROM memories_fts WHERE memories_fts MATCH ? ORDER BY r, rowid LIMIT ?) f"
             " JOIN memories m ON m.rowid = f.rowid ORDER BY f.r, f.rowid",
