@@ -2949,3 +2949,11 @@ def test_a_check_whose_output_a_search_filtered_verifies_nothing_unless_it_shows
     commands = sorted(m.meta["command"] for m in mem.list(types=["verified_command"]))
     assert commands == ["dotnet test", "go test ./internal/web/... -run TestRow",
                         "mix dialyzer --format short"]
+
+
+@pytest.mark.parametrize("said", ["lo de la alerta le pregunto a Vale", "je demande à Paul pour "
+                                  "le quota", "das mit dem Timeout frage ich Jonas"])
+def test_a_question_the_person_takes_to_someone_themselves_is_handed_on(said):
+    from engram.capture import lexicon
+
+    assert lexicon.HANDOFF_RE.search(said)

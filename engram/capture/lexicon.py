@@ -509,6 +509,9 @@ HANDOFF_RE = re.compile(_words(
     r"\bmuss \w+ entscheiden\b",
     r"\bdemander à\b", r"\bvoir avec\b", r"\bdemande à\b", r"\b\w+ doit (le )?décider\b",
     r"\bpreguntar(le)? a\b", r"\bpregunta a\b", r"\bconsultar(lo)? con\b",
+    # the person asking themselves: "lo de la alerta le pregunto a Vale", "je demande à Paul"
+    r"\b(le |les )?pregunto a\b", r"\b(lhe )?pergunto (a|ao|à|pro|pra)\b", r"\bje demande à\b",
+    r"\bich frage (?-i:[A-ZÄÖÜ])\w+", r"\bfrage ich (?-i:[A-ZÄÖÜ])\w+", r"\b(gli |le )?chiedo a\b",
     r"\b(lo|eso lo) (tiene que|debe|va a) (decidir|decir)\b", r"\blo decide\b",
     r"\bperguntar (a|ao|à|pro|pra)\b", r"\bpergunta (a|ao|à|pro|pra)\b", r"\bver com (o|a)\b",
     r"\bquem decide\b", r"\bchiedere a\b", r"\bchiedi a\b", r"\bdecide \w+\b(?= e| \.)",
