@@ -63,6 +63,8 @@ def test_commands_are_stored_as_typed_without_presentation_tails(typed, stored):
     "pytest 'unterminated",
     'echo "unterminated',
     "npm run dev &",  # never ran to completion
+    "just dev 2>&1 & sleep 5 && curl -sf localhost:4982/health",  # nor did this
+    'cd /x && just dev 2>&1 &; sleep 5; curl -sf localhost:4982 || echo "down"',  # bash -n fails
     "echo $(unbalanced",
     "",
 ])

@@ -340,8 +340,11 @@ def normalize_command(command: str, cwd: str | None = None) -> str | None:
     if parsed.heredoc or "\n" in text:
         return None  # a script, not a one-line recipe; never rewritten
     pipelines = [p for p in parsed.pipelines if p.stages]
-    if not pipelines or pipelines[-1].control == "&":
+    if not pipelines or any(p.control in ("&", ";;") for p in pipelines):
         return None  # a background job is not a recipe that ran to completion
+    if any(not stage.words for p in pipelines for stage in p.stages):
+        return None  # an empty command between operators (`just dev &; sleep 5`): bash
+        # rejects it, so it cannot have run as written
     # Trailing reporters and `|| true`: the recipe is what ran before them.
     while len(pipelines) > 1 and _is_reporter(pipelines[-1]):
         pipelines.pop()
