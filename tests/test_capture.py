@@ -2959,3 +2959,23 @@ def test_a_question_the_person_takes_to_someone_themselves_is_handed_on(said):
     from engram.capture import lexicon
 
     assert lexicon.HANDOFF_RE.search(said)
+
+
+def test_a_question_that_is_to_change_nothing_leaves_nothing_in_any_wording():
+    asked = (
+        Session().prompt("ちょっと質問です。修論を latexmk でビルドすると毎回 lualatex が"
+                         "4回くらい走って3分かかります。なんで4回も走るのか知りたいだけなので、"
+                         "ファイルは何も変えないでください")
+        .tool("Read", {"file_path": f"{CWD}/latexmkrc"}, "$pdf_mode = 4;")
+        .say("1回目の lualatex は目次と相互参照を書き出し、2回目以降で読み込むためです。")
+    )
+    assert asked.extract().findings == []
+    assert rule_type("毎回 lualatex が4回走ります", asking=True) is None
+    assert rule_type("毎回 lualatex が4回走ります") == "constraint"  # as a rule elsewhere
+
+
+def test_a_throwaway_run_in_a_scratch_folder_is_no_recipe():
+    from engram.capture.commands import is_recipe
+
+    assert not is_recipe("cd /tmp/zigtry && zig run main.zig", CWD)
+    assert is_recipe("cd web && npm run build", CWD)

@@ -58,8 +58,13 @@ _LOG_LINE_RE = re.compile(
     r"[A-Z]\w*(Error|Exception)\b|\d{4}-\d\d-\d\d[ T]\d\d:)")
 
 
-def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
-    """'constraint', 'preference' or None for one sentence a person wrote."""
+def rule_type(sentence: str, *, long_prompt: bool = False, asking: bool = False
+              ) -> str | None:
+    """'constraint', 'preference' or None for one sentence a person wrote.
+
+    `asking`: said in a question that is to change nothing ("why does latexmk run four
+    times? don't change any files"): there "every time" tells what happens, and only an
+    obligation or a preference makes a rule."""
     text = sentence.strip()
     if len(text) < 8 or len(text) > MAX_RULE_CHARS or text.endswith(("?", "？")):
         return None
@@ -72,15 +77,15 @@ def rule_type(sentence: str, *, long_prompt: bool = False) -> str | None:
         return None  # "ask Priya, she owns …", "I wonder whether we should": questions
     lasting = bool(lexicon.LASTING_RE.search(text)) or bool(
         lexicon.RULE_SUBJECT_RE.search(text) and lexicon.SCHEDULE_RE.search(text))
-    if lexicon.NOT_A_RULE_RE.search(text) and not lasting:
-        return None
+    if (lexicon.NOT_A_RULE_RE.search(text) or lexicon.NO_CHANGES_RE.search(text)) and not lasting:
+        return None  # ("ファイルは何も変えないでください": this question changes nothing)
     preference = bool(lexicon.PREFERENCE_RE.search(text))
     obligation = bool(lexicon.OBLIGATION_RE.search(text) or lexicon.PROHIBITION_RE.search(text))
     emphasis = bool(lexicon.EMPHASIS_RE.search(text))
     if preference and (lasting or not long_prompt):
         return "preference"
-    if lasting and (obligation or preference or lexicon.RULE_SUBJECT_RE.search(text)
-                    or len(text) <= 200):
+    if lasting and (obligation or preference or not asking and (
+            lexicon.RULE_SUBJECT_RE.search(text) or len(text) <= 200)):
         return "constraint"
     if obligation and (not long_prompt or emphasis):
         return "constraint"
@@ -109,10 +114,11 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
     """
     prose = _own_words(person_prose(text))
     long_prompt = len(prose) > LONG_PROMPT_CHARS
+    asking = opening and bool(lexicon.NO_CHANGES_RE.search(prose))
     found: list[tuple[str, str]] = []
     for number, paragraph in enumerate(re.split(r"\n\s*\n", prose)):
         parts = lexicon.sentences(paragraph)
-        kinds = [rule_type(p, long_prompt=long_prompt) for p in parts]
+        kinds = [rule_type(p, long_prompt=long_prompt, asking=asking) for p in parts]
         for at, part in enumerate(parts if opening and number == 0 else []):
             if kinds[at] and _TASK_MODAL_RE.search(part) and rule_type(
                 _TASK_MODAL_RE.sub(" ", part), long_prompt=long_prompt
