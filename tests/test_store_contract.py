@@ -390,7 +390,7 @@ def test_concurrent_batches_of_the_same_texts_keep_one_memory_each(store_target)
     """Two processes import the same memories at once: the write lock is taken before a
     batch reads the store, so each text is saved once and the other batch merges."""
     texts = [f"Service {i} retries failed webhooks three times" for i in range(40)]
-    start = threading.Barrier(2)
+    start = threading.Barrier(2, timeout=60)  # an open that fails breaks it, not hangs
 
     def save() -> list[str]:
         with engram.open(store_target, embedder="fake") as mem:

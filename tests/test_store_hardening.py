@@ -385,3 +385,31 @@ def test_values_sqlite_cannot_bind_are_validation_errors_not_crashes(store_path)
     store.close()
     with pytest.raises(StoreError, match="embedded null"):
         SQLiteStore(str(store_path) + "\x00.db")
+
+
+def test_two_processes_opening_a_new_store_at_the_same_instant_both_open(tmp_path):
+    """Both switch the new file to WAL at once; SQLite tells the loser "busy" without
+    waiting (its busy handler cannot run there), so the open retries within its timeout."""
+    import threading
+
+    import numpy  # noqa: F401 - loaded already, as in a long-lived process: opens race closer
+
+    for trial in range(20):
+        path = tmp_path / f"new-{trial}.db"
+        go = threading.Barrier(2)
+        failures: list[BaseException] = []
+
+        def open_it(path: Path, go: threading.Barrier, failures: list[BaseException]) -> None:
+            go.wait()
+            try:
+                engram.open(path, embedder="fake").close()
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+                failures.append(exc)
+
+        threads = [threading.Thread(target=open_it, args=(path, go, failures))
+                   for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert failures == [], (trial, failures)

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -90,6 +91,24 @@ def _rollback(db: Any) -> None:
             db.execute("ROLLBACK")
 
 
+def _wal_mode(db: Any) -> str:
+    """Switch to WAL, as often as needed within the busy timeout: two processes opening a
+    new store at once contend for the change of journal mode, and SQLite answers the loser
+    "busy" at once, without its busy handler (it could not wait without deadlocking)."""
+    give_up = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    if db.deadline is not None:
+        give_up = min(give_up, db.deadline)
+    pause = 0.005
+    while True:
+        try:
+            return str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except StoreUnavailableError:
+            if time.monotonic() + pause > give_up:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
+
 def _df_of(quoted: str, terms: dict[str, str], df: dict[str, int]) -> int:
     """The cached document frequency of a quoted phrase (the largest of its terms')."""
     return max((df.get(t, 0) for t, q in terms.items() if q == quoted), default=0)
@@ -128,7 +147,7 @@ class SQLiteStore(LedgerMethods):
             _private_store_files(Path(self.path).expanduser())
         self._db = connect(self.path, BUSY_TIMEOUT_MS, deadline)
         try:
-            mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = _wal_mode(self._db)
             if self.path != ":memory:" and mode.lower() != "wal":
                 raise StoreError(f"cannot switch {self.path} to WAL mode (got {mode})")
             self._db.execute("PRAGMA synchronous = FULL")
