@@ -2979,3 +2979,14 @@ def test_a_throwaway_run_in_a_scratch_folder_is_no_recipe():
 
     assert not is_recipe("cd /tmp/zigtry && zig run main.zig", CWD)
     assert is_recipe("cd web && npm run build", CWD)
+
+
+def test_what_claude_code_writes_in_the_assistants_place_is_not_the_assistants_words():
+    session = Session().prompt("quick, what is NAV?").say(
+        "**Net Asset Value**: the per-token price from the underlying assets' valuation.")
+    session._entry("assistant", {"role": "assistant", "type": "message", "model": "<synthetic>",
+                                 "content": [{"type": "text", "text": "No response requested."}]})
+    parsed = transcript.parse_entries(session.entries)
+    texts = [e.text for e in parsed.events if e.kind == "text"]
+    assert texts == ["**Net Asset Value**: the per-token price from the underlying assets' "
+                     "valuation."]

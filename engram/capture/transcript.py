@@ -34,6 +34,7 @@ MAX_SUBAGENTS = 40  # side chains read per session; the rest are left unread
 MAX_SUBAGENT_BYTES = 8_000_000  # per subagent file (Claude Code 2.1+ keeps them apart)
 
 NO_CONTENT = "(no content)"  # Claude Code's placeholder for an empty message
+SYNTHETIC_MODEL = "<synthetic>"  # the model of a message Claude Code writes itself
 TIMED_OUT_RE = re.compile(r"^\s*(Error: )?Command timed out after ")
 INTERRUPT_RE = re.compile(r"^\[Request interrupted by user[^\]]*\]")
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
@@ -327,10 +328,13 @@ class _Parser:
             self.user(entry, message, at)
 
     def assistant(self, message: dict[str, Any], at: str | None) -> None:
+        # Claude Code's own words in the assistant's place ("No response requested.", "Request
+        # timed out", a usage limit) come as a message of the model "<synthetic>"
+        synthetic = message.get("model") == SYNTHETIC_MODEL
         for block in _blocks(message.get("content")):
             kind = block.get("type")
             if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip() and (
-                block["text"].strip() != NO_CONTENT
+                block["text"].strip() != NO_CONTENT and not synthetic
             ):
                 self.add("text", at, block["text"].strip()[:MAX_TEXT_CHARS])
             elif kind == "tool_use" and isinstance(block.get("input"), dict):
