@@ -493,23 +493,29 @@ class SQLiteStore(LedgerMethods):
                 rows = None
                 if mode == "or" and not (db is self._db and self._depth):
                     rows = self._rare_first(db, groups, filters, limit)
-                if rows is None and filters.statuses and filters == Filters(
-                        statuses=filters.statuses):
-                    rows = self._best_matches(match, filters.statuses, limit, db)
                 if rows is None:
-                    where, params = where_clause(filters)
-                    rows = db.execute(
-                        "SELECT m.id, bm25(memories_fts) FROM memories_fts"
-                        " JOIN memories m ON m.rowid = memories_fts.rowid"
-                        f" WHERE memories_fts MATCH ? AND {where}"
-                        " ORDER BY bm25(memories_fts), m.rowid LIMIT ?",
-                        (match, *params, limit),
-                    ).fetchall()
+                    rows = self._ranked(db, match, filters, limit)
             except SQLError:
                 # fts_query quotes every term, so this should not happen; a search never
                 # fails because of what the user typed (a busy or full store still says so).
                 return []
         return [Candidate(r[0], -float(r[1])) for r in rows]
+
+    def _ranked(self, db: Any, match: str, filters: Filters, limit: int
+                ) -> list[tuple[str, float]]:
+        """The `limit` best rows of an FTS5 match under `filters`, in bm25 order."""
+        if filters.statuses and filters == Filters(statuses=filters.statuses):
+            rows = self._best_matches(match, filters.statuses, limit, db)
+            if rows is not None:
+                return rows
+        where, params = where_clause(filters)
+        return db.execute(
+            "SELECT m.id, bm25(memories_fts) FROM memories_fts"
+            " JOIN memories m ON m.rowid = memories_fts.rowid"
+            f" WHERE memories_fts MATCH ? AND {where}"
+            " ORDER BY bm25(memories_fts), m.rowid LIMIT ?",
+            (match, *params, limit),
+        ).fetchall()
 
     def _rare_first(
         self, db: Any, groups: list[tuple[str, ...]], filters: Filters, limit: int
@@ -577,17 +583,7 @@ class SQLiteStore(LedgerMethods):
                      for q in common}
             bound = _BM25_CEILING * sum(_idf(exact[q], rows_total) for _t, q in phrases
                                         if q in common)
-            if filters.statuses and filters == Filters(statuses=filters.statuses):
-                found = self._best_matches(match, filters.statuses, limit, db)
-            else:
-                where, params = where_clause(filters)
-                found = db.execute(
-                    "SELECT m.id, bm25(memories_fts) FROM memories_fts"
-                    " JOIN memories m ON m.rowid = memories_fts.rowid"
-                    f" WHERE memories_fts MATCH ? AND {where}"
-                    " ORDER BY bm25(memories_fts), m.rowid LIMIT ?",
-                    (match, *params, limit),
-                ).fetchall()
+            found = self._ranked(db, match, filters, limit)
         finally:
             _rollback(db)  # read only: ends the snapshot
         # The margin covers rounding between bm25's sum and the bound's.
