@@ -2990,3 +2990,20 @@ def test_what_claude_code_writes_in_the_assistants_place_is_not_the_assistants_w
     texts = [e.text for e in parsed.events if e.kind == "text"]
     assert texts == ["**Net Asset Value**: the per-token price from the underlying assets' "
                      "valuation."]
+
+
+def test_two_verified_commands_that_differ_are_two_recipes_however_alike(tmp_path):
+    from engram.hooks.capture import verified_command
+
+    mem = engram.open(tmp_path / "m.db", embedder="bundled")  # their texts embed ~0.97 alike
+
+    def run(command: str):
+        return verified_command(mem, {"tool_input": {"command": command}, "cwd": CWD,
+                                      "tool_response": {"stdout": "0 errors\nComplete!"}}, "web")
+
+    for command in ("pnpm astro check", "pnpm astro check && pnpm build",
+                    "pnpm astro check 2>&1 | tail -4"):
+        run(command)
+    recipes = sorted(m.meta["command"] for m in mem.list(types=["verified_command"]))
+    mem.close()
+    assert recipes == ["pnpm astro check", "pnpm astro check && pnpm build"]

@@ -198,7 +198,8 @@ def save_one(
                     continue
                 if target is not None and other.id == target.id:
                     continue
-                distinct = distinguishing(other.content, memory.content)
+                distinct = distinguishing(other.content, memory.content) or (
+                    _other_recipe(other, memory))
                 if hit.score >= DUPLICATE_SIMILARITY and not distinct:
                     return merge_duplicate(service, other, memory, kinds, reads)
                 if other.type == memory.type:
@@ -226,3 +227,11 @@ def merge_duplicate(
         if reads is not None:
             reads.wrote(existing)
     return SaveResult(existing, True, (), kinds)
+
+
+def _other_recipe(a: Memory, b: Memory) -> bool:
+    """Two verified commands that differ are two recipes, however alike their text
+    (`pnpm astro check` and `pnpm astro check && pnpm build`): the variants of one command
+    already share its normalised text, and merge as exact duplicates."""
+    return a.type == b.type == "verified_command" and (
+        a.meta.get("command") != b.meta.get("command"))
