@@ -3007,3 +3007,9 @@ def test_two_verified_commands_that_differ_are_two_recipes_however_alike(tmp_pat
     recipes = sorted(m.meta["command"] for m in mem.list(types=["verified_command"]))
     mem.close()
     assert recipes == ["pnpm astro check", "pnpm astro check && pnpm build"]
+
+
+@pytest.mark.parametrize("said", ["and shorter commit messages please, one line is enough",
+                                  "keep the PR description short", "kürzere Commit-Messages bitte"])
+def test_asking_for_less_of_something_is_a_preference(said):
+    assert rule_type(said) == "preference"

@@ -249,6 +249,14 @@ _PREFERENCE = _words(
     r"\bcome (gli|i|le) (altri|altre|esistenti)\b",
     r"既存(の(もの)?)?と同じ", r"(和|跟|与)现有的?\S{0,6}一样",
     r"\bwolę\b", r"\bwolimy\b", r"\blepiej (użyć|używać|pisać)\b", r"선호", r"좋겠", r"편해요",
+    # a taste shown by asking for more or less of something: "shorter commit messages please"
+    r"\b(shorter|longer|smaller|simpler|fewer|terser|plainer)\b[^.!?]{0,40}\bplease\b",
+    r"\bkeep (the |our |your )?\w+( \w+)? (short|shorter|brief|concise|terse|simple)\b",
+    r"\b(kürzere|einfachere|weniger)\b[^.!?]{0,40}\bbitte\b",
+    r"\bplus (courts?|courtes|simples?)\b[^.!?]{0,40}\bs'il te plaît\b|\bplus courts?, stp\b",
+    r"\bmás (cortos?|cortas?|simples?)\b[^.!?]{0,40}\bpor favor\b",
+    r"\bmais (curtos?|curtas?|simples?)\b[^.!?]{0,40}\bpor favor\b",
+    r"покороче", r"короче,? пожалуйста", r"简短一点", r"短めに",
 )
 # A review of someone's change asked for: "review #88", "revisa el PR de Ana", "ревью ветки".
 REVIEW_RE = re.compile(_words(
