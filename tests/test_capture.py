@@ -3013,3 +3013,9 @@ def test_two_verified_commands_that_differ_are_two_recipes_however_alike(tmp_pat
                                   "keep the PR description short", "kürzere Commit-Messages bitte"])
 def test_asking_for_less_of_something_is_a_preference(said):
     assert rule_type(said) == "preference"
+
+
+def test_remember_flags_a_rule_only_when_it_flags_what_follows():
+    assert rule_type("remember to bump the version before tagging") == "constraint"
+    assert rule_type("remember: staging runs on its own account") == "constraint"
+    assert rule_type("remember lower bounds and upper bounds") is None  # the app is to

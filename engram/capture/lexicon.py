@@ -176,9 +176,11 @@ EMPHASIS_RE = re.compile(
     # "important" that marks what is said, not "the important context" it qualifies
     r"\b(importantly|important(?=\s*[:!—-])|(it'?s|it is|very|really|super|most) important|"
     r"important(?= (that|to|for)\b)|^important\b|c'est important|note that|keep in mind|"
-    r"remember( that)?|heads up|crucial|critical|"
+    r"remember( that| to)|heads up|crucial|critical|"
     r"rules?|house rules?|conventions?|ground rules)\b|"
     # a list of conditions announced as such: "constraints: …", "Vorgaben:", "几个前提："
+    # "remember: …" flags what follows; "remember lower bounds" asks a program to keep them
+    r"\bremember\s*[:：]|"
     r"\b(constraints|requirements|restrictions|ограничения|требования|vorgaben|einschränkungen|"
     r"anforderungen|contraintes|exigences|restricciones|requisitos|restrições)\s*[:：]|"
     r"前提|约束|制約|"
