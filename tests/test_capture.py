@@ -3019,3 +3019,14 @@ def test_remember_flags_a_rule_only_when_it_flags_what_follows():
     assert rule_type("remember to bump the version before tagging") == "constraint"
     assert rule_type("remember: staging runs on its own account") == "constraint"
     assert rule_type("remember lower bounds and upper bounds") is None  # the app is to
+
+
+def test_a_wrap_ups_question_about_what_is_not_working_tells_no_attempt():
+    session = (
+        Session().prompt("the voice button does nothing")
+        .edit("voicemode/server.py")
+        .bash("pytest -q", "3 passed")
+        .say("Restarted the whisper server.\n- Is the voicemode button not working in Claude, "
+             "transcription failing, or something else?\n- The server logs are in ~/.voicemode")
+    )
+    assert found(session.extract(), "failed_attempt") == []

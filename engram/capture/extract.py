@@ -378,7 +378,9 @@ class Extractor:
             return
         said = list_items(final.text) or lexicon.sentences(final.text)
         for sentence in said:
-            if not lexicon.DID_NOT_WORK_RE.search(sentence) or text_weight(sentence) < 30:
+            if not lexicon.DID_NOT_WORK_RE.search(sentence) or text_weight(sentence) < 30 or (
+                sentence.rstrip("*_ ").endswith(("?", "？"))
+            ):  # "Is the button not working, or something else?" asks; it tells no attempt
                 continue
             sentence = shorten(sentence, MAX_FIX_CHARS)
             attempts = [f for f in self.findings if f.type == "failed_attempt"]
