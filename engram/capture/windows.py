@@ -6,7 +6,7 @@ from typing import Any
 
 from ..hooks import triage
 from .commands import display_command, run_outcome
-from .extract import EDIT_TOOLS, Extractor, relative_path, turns_of
+from .extractor import EDIT_TOOLS, Extractor, relative_path, turns_of
 from .failures import error_line
 from .reading import answers_of
 from .transcript import Session

@@ -1,0 +1,237 @@
+"""Bugs reported, found and reviewed (`bug_note`).
+
+A turn whose prompt reports a problem (in words, or a pasted error) and that changed code
+is a bug: the symptom in the user's words with the cause the assistant found (labelled in
+a wrap-up, announced before the change, or the words before the change that lasted); a fix
+of the same turn gets the symptom instead of a second memory. Also: the findings of a
+review asked for, and the "Errors and fixes" a compaction summary lists that no bug note
+tells yet.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import lexicon
+from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, named_in
+from .failures import pasted_error
+from .finding import MAX_FIX_CHARS, Finding
+from .reading import (
+    QUESTION_WORD_RE,
+    first_sentences,
+    gist_of,
+    insight_passage,
+    is_heading,
+    list_items,
+    open_heading,
+    rule_type,
+    shorten,
+    summary_fixes,
+    text_weight,
+)
+from .transcript import Event
+
+MIN_DIAGNOSIS_CHARS = 60
+
+
+def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
+    """A turn whose prompt reports a problem and that changed code: the symptom in the
+    user's words with the cause the assistant found; an existing fix of the turn gets
+    the symptom instead of a second memory."""
+    for previous, turn in zip([Turn(None), *turns], turns, strict=False):
+        prompt = turn.opener
+        if prompt is None or prompt.kind != "prompt" or not turn.edited:
+            continue
+        if not previous.edited and lexicon.CORRECTION_RE.match(prompt.text):
+            continue  # a proposal turned down: nothing was built to be broken
+        pasted = pasted_error(prompt.text)  # the log the user pasted says what broke
+        said = lexicon.sentences(prompt.prose)
+        at = next((n for n, s in enumerate(said) if lexicon.PROBLEM_RE.search(s)
+                   and len(s) >= 15 and rule_type(s) is None), None)
+        symptom = "" if at is None else said[at]
+        for more in said[at + 1:at + 3] if at is not None else []:
+            # the symptom told on: "… never appears. The worker logs a DoesNotExist."
+            if not lexicon.PROBLEM_RE.search(more) or rule_type(more) is not None or (
+                    text_weight(symptom) + text_weight(more) > 240):
+                break
+            symptom = f"{symptom} {more}"
+        symptom = symptom or pasted
+        # The assistant agreeing that what the user saw is wrong ("Right, current_user
+        # is useless here"): a report, however the user worded it.
+        acknowledged = not symptom and previous.worked and acknowledges(x, turn)
+        if acknowledged:
+            symptom = " ".join(lexicon.sentences(prompt.prose)[:2])
+        announced = "" if symptom or acknowledged else announcement(x, turn)
+        told = previous.closing()
+        if not symptom and not announced and not acknowledged and told is not None and (
+            lexicon.DIAGNOSIS_RE.search(told.text[:300])
+        ):  # "Aquí hay un problema: …" ends a turn; the next prompt says what to do
+            asked = lexicon.sentences(prompt.prose)[0]
+            x.add(Finding(
+                "bug_note", f"{first_sentences(told.text, MAX_FIX_CHARS)} — {asked}",
+                "announced", at=told.at, files=turn.files(x)[:10],
+                problem=first_sentences(told.text, 240), solution=asked,
+                importance=0.6, anchor=turn.span()[0]))
+            continue
+        if announced:  # what the user saw, and each problem the assistant found in it
+            said = lexicon.sentences(prompt.prose)
+            seen = shorten(next((s for s in said if text_weight(s) >= 20), said[0]), 240)
+            for problem in (list_items(announced) or [announced])[:3]:
+                cause = shorten(problem, MAX_FIX_CHARS)
+                # said before any change, so told once: keyed by its words (a
+                # "reported" key is the turn's, one memory for the turn's one bug)
+                x.add(Finding(
+                    "bug_note", f"{seen} — {cause}", "announced", at=prompt.at,
+                    files=turn.files(x)[:10], problem=seen, solution=cause,
+                    importance=0.6, anchor=turn.span()[0]))
+            continue
+        if not symptom:
+            continue
+        symptom = shorten(symptom, 240)
+        if pasted and pasted not in symptom:
+            symptom = f"{symptom} ({pasted})"
+        first, last = turn.span()
+        fixes = [f for f in x.findings if f.origin == "fix" and first <= f.anchor <= last]
+        if fixes and not acknowledged:
+            fix = fixes[0]
+            fix.content = f"{symptom} — {fix.content}"
+            fix.problem = f"{symptom} ({fix.problem})"
+            # The turn's bug, however fully told: one memory whether a Stop saw it
+            # before the passing run reached the transcript or after.
+            fix.origin, fix.anchor = "reported", first
+            continue
+        closing = turn.closing()
+        cause = _labelled_cause(closing)
+        for later in turns[turns.index(turn) + 1:]:
+            if cause or later.opener is None or lexicon.PROBLEM_RE.search(later.opener.text):
+                break  # the cause told once the same bug was fixed, turns later
+            cause = _labelled_cause(later.closing())
+        if acknowledged:
+            cause = diagnosis(x, turn)
+            if lexicon.DID_NOT_WORK_RE.search(prompt.text) or lexicon.ABANDON_RE.search(cause):
+                continue  # the last change did not work: a failed attempt, not a bug
+        if not cause:
+            texts = [e.text for e in turn.events if e.kind == "text"]
+            cause, score = insight_passage(texts, MAX_FIX_CHARS)
+            if score < 2:  # unexplained, and the first try taken back: what the fix
+                cause = (lasting_change(x, turns, turns.index(turn))  # rests on
+                         or diagnosis(x, turn))
+            if not cause:
+                continue
+        files = turn.files(x)
+        x.add(Finding(
+            "bug_note", f"{symptom} — {shorten(cause, MAX_FIX_CHARS)}", "reported",
+            at=closing.at if closing else prompt.at, files=files[:10], problem=symptom,
+            solution=shorten(cause, MAX_FIX_CHARS), importance=0.6, anchor=first,
+        ))
+
+
+def lasting_change(x: Extractor, turns: list[Turn], index: int) -> str:
+    """What the assistant found before the change that answered the problem raised in
+    turns[index], when every edit of that turn was taken back: the words before the
+    first edit that stayed, in the next three turns (past the ones that only undid the
+    first try); empty when that turn's own change stayed or none did."""
+    undone_seen = False
+    for turn in turns[index:index + 4]:
+        if turn is not turns[index] and turn.opener and turn.opener.kind == "prompt" and (
+            lexicon.PROBLEM_RE.search(turn.opener.text)
+        ):
+            return ""  # a new problem: the first one was left as it was
+        for event in turn.events:
+            call = event.tool
+            if not call or call.name not in EDIT_TOOLS or call.failed is not False:
+                continue
+            if event.position in x.undone or event.position in x.undoing:
+                undone_seen = True
+                continue
+            if not undone_seen:
+                return ""
+            texts, _ = x.text_before(event.position, past_bookkeeping=True,
+                                     past_reading=True)
+            found = gist_of(texts, MAX_FIX_CHARS)
+            return found if len(found) >= MIN_DIAGNOSIS_CHARS else ""
+    return ""
+
+
+def announcement(x: Extractor, turn: Turn) -> str:
+    """The assistant's words, before its first change of the turn, announcing what it
+    found wrong ("Two problems in ra_ajax_book: …"); empty when it announced none."""
+    for event in turn.events:
+        if event.tool is not None and event.tool.name in EDIT_TOOLS:
+            return ""
+        if event.kind == "text" and lexicon.DIAGNOSIS_RE.search(event.text[:300]):
+            return event.text
+    return ""
+
+
+def acknowledges(x: Extractor, turn: Turn) -> bool:
+    first = next((e for e in turn.events if e.kind == "text"), None)
+    return first is not None and bool(lexicon.ACKNOWLEDGE_RE.match(first.text))
+
+
+def diagnosis(x: Extractor, turn: Turn) -> str:
+    """What the assistant found before it changed anything in a turn that answers a
+    reported problem: the cause, however it is worded."""
+    edit = next((e.position for e in turn.events if e.tool and e.tool.name in EDIT_TOOLS
+                 and e.tool.failed is False), None)
+    texts = [e.text for e in turn.events if e.kind == "text" and (
+        edit is None or e.position < edit)]
+    found = gist_of(texts, MAX_FIX_CHARS)
+    return found if len(found) >= MIN_DIAGNOSIS_CHARS else ""
+
+
+def _labelled_cause(closing: Event | None) -> str:
+    """What a wrap-up labels as the cause ("**Why it broke:** …", "Ursache: …")."""
+    if closing is None:
+        return ""
+    return " ".join(m.group("text").strip("*_ ") for line in closing.text.splitlines()
+                    if (m := lexicon.CAUSE_LABEL_RE.match(line.strip("*_ -"))))
+
+
+def review_findings(x: Extractor, turns: list[Turn]) -> None:
+    """A review of someone's change asked for ("review #88"): the findings the last
+    listing reply gives are the bugs a colleague keeps — not its open questions, its
+    offers, or what it says was left undone."""
+    if not lexicon.REVIEW_RE.search(x.opening):
+        return
+    final = next((t.closing() for t in reversed(turns) if t.closing() is not None
+                  and list_items(t.closing().text)), None)
+    if final is None:
+        return
+    skipping = False
+    found = 0
+    for raw in final.text.splitlines():
+        line = raw.strip()
+        item = re.match(r"^(?:[-*•]|\d+[.)])\s+(.*)$", line)
+        if not item:
+            label = re.match(r"^\W*([^:：]{2,60}?)\W*[:：]", line)
+            if line and (is_heading(line) or label):
+                heading = label.group(1) if label else line
+                skipping = open_heading(heading) or bool(QUESTION_WORD_RE.search(heading))
+            continue
+        text = re.sub(r"\*\*|__", "", item.group(1)).strip()
+        if skipping or text_weight(text) < 40 or text.endswith(("?", "？")) or (
+            lexicon.OFFER_RE.search(text)
+        ) or found >= 6:
+            continue
+        x.add(Finding("bug_note", shorten(text, MAX_FIX_CHARS), "review", at=final.at,
+                      importance=0.55, anchor=final.position * 64 + found))
+        found += 1
+
+
+def summarised_fixes(x: Extractor) -> None:
+    """The "Errors and fixes" a compaction summary lists, for the fixes the events did
+    not show (fixed in an edit, checked by another command): each unless a bug note
+    already names the same error."""
+    known = [f.content.lower() for f in x.findings
+             if f.type in ("bug_note", "failed_attempt")]
+    for event in x.events:
+        if event.kind != "compaction" or not event.text:
+            continue
+        for error, fix in summary_fixes(event.text):
+            if named_in(NAME_RE.findall(f"{error} {fix}"), known):
+                continue
+            content = shorten(f"{error}: {fix}", MAX_FIX_CHARS)
+            known.append(content.lower())
+            x.add(Finding("bug_note", content, "summary", at=event.at, problem=error,
+                          solution=fix, importance=0.55, anchor=event.position))

@@ -1,0 +1,231 @@
+"""Decisions the person made in their own words.
+
+A request that names how to build it with the problem it answers, numbered answers to
+numbered questions, options picked by number, a reply that settles what the assistant
+asked or left open, a verdict that keeps what was just built, a proposal turned down with
+what to do instead, and answers to AskUserQuestion (a rule when the answer states one).
+Each is kept with what it chose from, since "number 2" or "yes, that" means nothing later.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import lexicon
+from .extractor import Extractor, Turn, is_prompt
+from .finding import Finding
+from .reading import (
+    MAX_REASON_CHARS,
+    answers_of,
+    gist_of,
+    insight_score,
+    rule_type,
+    rules_in,
+    shorten,
+    text_weight,
+)
+
+MIN_CORRECTION_CHARS = 30  # "no" alone turns something down without saying what instead
+
+
+def requested_design(x: Extractor, turns: list[Turn]) -> None:
+    """A request that names how to build it, with the problem it answers ("POST
+    /payments needs idempotency keys. mobile retries double-charged 3 people. store keys
+    in postgres."): the person's decision and its why, when the turn built it."""
+    for turn in turns:
+        prompt = turn.opener
+        if prompt is None or prompt.kind != "prompt" or not turn.edited:
+            continue
+        said = lexicon.sentences(prompt.prose)
+        directive = next((s for s in said if lexicon.DIRECTIVE_RE.search(s.strip())
+                          and text_weight(s) <= 120 and rule_type(s) is None), None)
+        if directive is None:
+            continue
+        why = [s for s in said if s != directive and rule_type(s) is None
+               and not s.endswith(("?", "？")) and text_weight(s) >= 25]
+        if not why:
+            continue
+        content = f"{directive} — {shorten(' '.join(why[:3]), 300)}"
+        x.add(Finding("decision", content, "requested", at=prompt.at,
+                      files=turn.files(x)[:10], importance=0.6,
+                      anchor=prompt.position))
+
+
+def numbered_answers(x: Extractor, turns: list[Turn]) -> None:
+    """Numbered answers to the assistant's numbered questions ("1. qmake or CMake? 2. …"
+    answered "1. qmake stays, CMake is another project 2. …"): each answer that is not a
+    rule is a choice made, kept with the question it settles."""
+    for proposal, turn in zip(turns, turns[1:], strict=False):
+        prompt, closing = turn.opener, proposal.closing()
+        if prompt is None or prompt.kind != "prompt" or closing is None:
+            continue
+        questions = numbered_parts(closing.text)
+        answers = numbered_parts(prompt.text)
+        if sum("?" in q or "？" in q for q in questions) < 2 or len(answers) < 2:
+            continue
+        for question, answer in zip(questions, answers, strict=False):
+            if text_weight(answer) < 12 or rule_type(answer) is not None:
+                continue
+            x.add(Finding("decision", f"{shorten(answer, 300)} ({shorten(question, 160)})",
+                          "answer", at=prompt.at, importance=0.6,
+                          anchor=prompt.position))
+
+
+def picked_options(x: Extractor, turns: list[Turn]) -> None:
+    """The person choosing among the numbered options the assistant laid out ("ditch
+    number 5 and 6, I'm really interested in private credit (number 2)"): their choice,
+    with the options it names spelled out, since "number 5" means nothing later."""
+    options: dict[str, str] = {}  # the last options laid out, through one aside since
+    age = 0
+    for proposal, turn in zip(turns, turns[1:], strict=False):
+        prompt, closing = turn.opener, proposal.closing()
+        laid_out = {n: title for n, title in _OPTION_RE.findall(closing.text)
+                    if not title.rstrip().endswith(("?", "？"))  # questions, not options
+                    } if closing is not None else {}
+        options, age = (laid_out, 0) if len(laid_out) >= 3 else (options, age + 1)
+        if not is_prompt(prompt) or not options or age > 1:
+            continue
+        said = [sentence for sentence in lexicon.sentences(prompt.prose)
+                if not sentence.endswith(("?", "？"))]
+        named = [n for sentence in said for ref in _OPTION_REF_RE.finditer(sentence)
+                 for n in re.findall(r"\d{1,2}", ref.group(0)) if n in options]
+        if not named:
+            continue
+        spelled = "; ".join(f"{n}. {options[n].strip()}" for n in dict.fromkeys(named))
+        x.add(Finding("decision", f"{shorten(' '.join(said), 300)} ({spelled})",
+                      "picked", at=prompt.at, importance=0.6, anchor=prompt.position))
+
+
+def chosen(x: Extractor, turns: list[Turn]) -> None:
+    """The person settling what the assistant asked or laid out, in their own words
+    ("ok, fine, let's do vite", "let's do maxrecordings = 30. And let's turn on
+    togglemode"): their choice, with the gist of what it chose from."""
+    for proposal, turn in zip(turns, turns[1:], strict=False):
+        prompt, closing = turn.opener, proposal.closing()
+        if not is_prompt(prompt) or closing is None or not (
+            "?" in closing.text or "？" in closing.text
+            or len(_OPTION_RE.findall(closing.text)) >= 2
+            or len(re.findall(r"\boption \w+", closing.text, re.IGNORECASE)) >= 2
+        ):
+            continue
+        open_ends = [s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))
+                     or lexicon.UNCERTAIN_RE.search(s) or lexicon.UNDECIDED_RE.search(s)]
+        picks = [sentence for sentence in lexicon.sentences(prompt.prose)
+                 if not sentence.endswith(("?", "？")) and (
+                     lexicon.CHOICE_RE.search(sentence)
+                     # "release on exception only for PspUnavailable" settling "I think the
+                     # reservation should be released on an exception, but that depends …"
+                     or turn.edited and any(_echoes(sentence, end) for end in open_ends
+                                            if not end.endswith(("?", "？"))))]
+        if not picks:
+            continue
+        asked = [s for s in open_ends if any(_echoes(p, s) for p in picks)] or [
+            s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))]
+        offered = shorten(asked[-1], 200) if asked else gist_of([closing.text], 200)
+        content = " ".join(picks) + (f" (answering: {offered})" if offered else "")
+        x.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "chosen",
+                      at=prompt.at, importance=0.6, anchor=prompt.position))
+
+
+def verdicts(x: Extractor, turns: list[Turn]) -> None:
+    """The person weighing what was just built and keeping it, with the reason ("cursor
+    paging would be nicer but the v1 api can only do offset, so this stays"): their
+    decision, with the change it keeps."""
+    for previous, turn in zip(turns, turns[1:], strict=False):
+        prompt = turn.opener
+        if prompt is None or prompt.kind != "prompt" or not previous.edited:
+            continue
+        for sentence in lexicon.sentences(prompt.prose):
+            if sentence.endswith(("?", "？")) or text_weight(sentence) < 40 or rule_type(
+                sentence
+            ) is not None or lexicon.PROBLEM_RE.search(sentence):
+                continue
+            weighed = lexicon.ALTERNATIVE_RE.search(sentence) or lexicon.EVALUATIVE_RE.search(
+                sentence)
+            if not weighed or insight_score(sentence) < 3:
+                continue
+            kept = previous.closing_gist() or x.last_change_reason(previous)
+            content = shorten(sentence, 300) + (f" — {shorten(kept, 200)}" if kept else "")
+            x.add(Finding("decision", content, "verdict", at=prompt.at,
+                          files=previous.files(x)[:10], importance=0.6,
+                          anchor=prompt.position))
+            break
+
+
+def corrections(x: Extractor, turns: list[Turn]) -> None:
+    """The user turning down what the assistant proposed, before anything was changed,
+    and saying what to do instead ("no, wrong — use jsonb, keep only the diff"): the
+    choice made, in the user's words, with what it replaced."""
+    for proposal, turn in zip(turns, turns[1:], strict=False):
+        prompt, closing = turn.opener, proposal.closing()
+        if prompt is None or prompt.kind != "prompt" or closing is None or proposal.edited:
+            continue
+        if len(prompt.text) < MIN_CORRECTION_CHARS or not turn.worked or not (
+            lexicon.CORRECTION_RE.match(prompt.text)
+        ):
+            continue
+        proposed = gist_of([closing.text], 200)
+        content = f"{shorten(prompt.text, 400)} — instead of: {proposed}"
+        x.add(Finding("decision", content, "correction", at=prompt.at,
+                      files=turn.files(x), importance=0.7, anchor=prompt.position))
+
+
+def answers(x: Extractor) -> None:
+    for call in x.session.tools:
+        if call.name != "AskUserQuestion" or call.failed is not False:
+            continue
+        pairs = answers_of(call)
+        for question, answer in pairs:
+            if not answer.strip():
+                continue
+            stated = rules_in(answer, whole=True)
+            # a value picked with its reason ("2 秒。电池优先") decides this question; a
+            # rule states what holds from now on
+            lasting = lexicon.LASTING_RE.search(answer) or lexicon.OBLIGATION_RE.search(
+                answer) or lexicon.PROHIBITION_RE.search(answer)
+            if stated and len(answer) >= 20 and lasting:
+                kind, rule = stated[0]
+                x.add(Finding(kind, rule, "answer", at=call.at, importance=0.7))
+                continue
+            content = f"{shorten(question, 200)} — the user chose: {shorten(answer, 300)}"
+            x.add(Finding("decision", content, "answer", at=call.at, importance=0.65))
+
+
+# A numbered option as a list item or heading: "**2. Private credit on Solana** — …".
+_OPTION_RE = re.compile(r"^\s*(?:#{1,6}\s*)?\**(\d{1,2})[.)]\s+\**([^\n*—:]{3,80})", re.M)
+
+
+# The person naming options by number: "number 5 and 6", "option 2", "Nr. 4" (not "#3":
+# an issue or a pull request as often as an option).
+_OPTION_REF_RE = re.compile(
+    r"(?:\b(?:numbers?|nos?\.|options?|items?|points?|nr\.|nummer|numéros?|números?|opci[oó]n|"
+    r"opção|номер\w*|вариант\w*)\s*)\d{1,2}(?:\s*(?:,|&|and|or|und|oder|et|ou|y|o|e|и|или)\s*"
+    r"\d{1,2}\b)*|(?:选项|方案|番号?)\s*\d{1,2}|\d{1,2}\s*(?:番|号)", re.IGNORECASE)
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[^\W\d_]{4,}", text.lower())}
+
+
+def _echoes(reply: str, asked: str) -> bool:
+    """Whether a reply takes up what an open end said, in two or more of its words."""
+    return len(_stems(reply) & _stems(asked)) >= 2 and not lexicon.HANDOFF_RE.search(reply)
+
+
+_NUMBER_RE = re.compile(r"(?:^|(?<=\s))(\d{1,2})[.)]\s+")
+
+
+def numbered_parts(text: str) -> list[str]:
+    """The parts of a reply numbered 1, 2, 3 … in order, inline or one per line."""
+    parts: list[str] = []
+    last = None
+    for match in _NUMBER_RE.finditer(text):
+        if int(match.group(1)) != len(parts) + 1:
+            continue
+        if last is not None:
+            parts[-1] = text[last:match.start()].strip()
+        parts.append("")
+        last = match.end()
+    if last is not None:
+        parts[-1] = text[last:].strip()
+    return [p for p in parts if p]

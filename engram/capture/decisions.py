@@ -1,0 +1,228 @@
+"""Decisions the assistant reasoned, and those recorded: the reasons given right before an
+edit (or in a proposal the next turn carried out), the reasoned choices of wrap-ups, the
+body of each commit, and the problem/solution pairs of an approved plan.
+
+The reasons before edits and in wrap-ups are ranked against each other and only the best
+MAX_DECISIONS kept; a change later undone, a throwaway script and the agent's own notes
+decide nothing, and the reasoning of a fix belongs to its bug note.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import lexicon
+from .changes import change_gist
+from .commands import SCRATCH_RE
+from .commits import commit_of
+from .extractor import EDIT_TOOLS, Extractor, Turn, is_prompt, relative_path
+from .finding import MAX_FIX_CHARS, Finding
+from .reading import (
+    MAX_REASON_CHARS,
+    design_items,
+    done_part,
+    first_sentences,
+    insight_passage,
+    insight_score,
+    is_list,
+    normalized,
+    open_heading,
+    plan_decisions,
+    reasoning,
+    shorten,
+)
+from .transcript import ToolCall
+
+MAX_DECISIONS = 8
+# Where the decisions ranked against each other come from: the best MAX_DECISIONS of the
+# whole session are kept, so a turn's choice may later give way to a better one.
+RANKED_ORIGINS = frozenset({"pre-edit", "wrap-up"})
+LONG_TEXT_CHARS = 300  # a text this long after edits is a summary, wherever it stands
+# The agent's own notes outside the project (plan mode's plan file, its todo lists): writing
+# one decides nothing about the code.
+_AGENT_NOTES_RE = re.compile(r"[/\\]\.claude[/\\](plans|todos)[/\\]")
+
+
+def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None:
+    """The reasons given right before edits (or in a proposal the user then approved
+    with a turn that edits), and the reasoned choices of wrap-ups."""
+    candidates: list[tuple[int, Finding]] = []
+    seen: set[int] = set()
+    passages: list[tuple[list[str], str | None, int, int]] = []  # texts, at, first, edit
+    for event in x.events:
+        call = event.tool
+        if call is None or call.name not in EDIT_TOOLS or call.failed is not False or (
+            _AGENT_NOTES_RE.search(call.file_path or "")
+            or SCRATCH_RE.match(call.file_path or "")  # a throwaway script decides nothing
+        ):
+            continue
+        texts, at = x.text_before(event.position, past_bookkeeping=True,
+                                  past_reading=True)
+        refused = refused_just_before(x, event.position)
+        if refused is not None:  # "OK, the factory then": why a change was needed at
+            earlier, at = x.text_before(refused, past_bookkeeping=True,  # all is
+                                        past_reading=True)  # said before the refusal
+            texts = about_change(earlier, call) + texts
+        passages.append((texts, at, event.position - len(texts), event.position))
+    for proposal, turn in zip(turns, turns[1:], strict=False):
+        closing = proposal.closing()
+        if closing is not None and not proposal.edited and turn.edited and turn.opener and (
+            turn.opener.kind == "prompt"
+        ):
+            edit = next((e.position for e in turn.events if e.tool and e.tool.name in
+                         EDIT_TOOLS and e.tool.failed is False
+                         and not SCRATCH_RE.match(e.tool.file_path or "")), None)
+            if edit is not None:
+                passages.append(([closing.text], closing.at, closing.position, edit))
+    for texts, at, first, edit_at in passages:
+        if not texts or first in seen:
+            continue
+        seen.add(first)
+        if edit_at in x.undone or edit_at in x.undoing:
+            continue  # a change that was undone decided nothing; undoing it, neither
+        # "my mistake: the handler lacks its attribute", "the subagent found a real bug:
+        # …": the change fixes a bug — unless the turn's bug is told already
+        found = next((t for t in texts if lexicon.BUG_FOUND_RE.search(t)), None)
+        owned = next((t for t in texts if lexicon.SELF_ERROR_RE.search(t)), None) or found
+        if owned is not None and not (owned is found and any(
+            f.type == "bug_note" and f.origin in ("reported", "fix", "announced")
+            and x.turn_of(f.anchor) == x.turn_of(edit_at) for f in x.findings
+        )):
+            x.add(Finding("bug_note", first_sentences(owned, MAX_FIX_CHARS), "own-error",
+                          at=at, importance=0.6, anchor=first))
+            continue
+        passage, score = insight_passage(texts)
+        if score < 2 or len(passage) < 40:
+            passage, score = reasoning(texts)
+            if score < 1:
+                continue
+        in_fix = any(s < edit_at < e for s, e in x.fix_windows)
+        if in_fix and not lexicon.ALTERNATIVE_RE.search(passage):
+            continue  # the reasoning of a fix belongs to its bug note
+        call = x.events[edit_at].tool
+        file = relative_path(call.file_path, x.cwd) if call and call.file_path else None
+        gist = change_gist(call) if call is not None else ""
+        if gist:  # what was changed, which the words before it may not name
+            passage = f"{passage} (change: {gist})"
+        candidates.append((score, Finding("decision", passage, "pre-edit", at=at,
+                                          files=[file] if file else [], importance=0.6,
+                                          anchor=first)))
+    if not wrap_ups:
+        _keep_best(x, candidates)
+        return
+    # Reasoned choices stated in summaries: the wrap-ups, and any long text written
+    # after the session changed something (a summary a stop hook sent back to work).
+    edited_at = next((e.position for e in x.events if e.tool is not None
+                      and e.tool.name in EDIT_TOOLS and e.tool.failed is False), None)
+    summaries = [t.closing() for t in turns if t.edited and t.closing() is not None]
+    if edited_at is not None:  # not the answer of a prompt's turn that did no work
+        answers = {e.position for t in turns if not t.worked and is_prompt(t.opener)
+                   for e in t.events}
+        summaries += [e for e in x.events if e.kind == "text" and e.position > edited_at
+                      and len(e.text) >= LONG_TEXT_CHARS and is_list(e.text)
+                      and e.position not in answers]
+    done: set[int] = set(seen)
+    final = next((t.closing() for t in reversed(turns)
+                  if t.worked and t.closing() is not None), None)
+    if final is not None and edited_at is not None:
+        summaries.append(final)
+    for closing in summaries:
+        if closing is None or closing.position in done:
+            continue
+        done.add(closing.position)
+        settled = done_part(closing.text)
+        for sentence in lexicon.sentences(settled):
+            # neither an offer to do more ("…, or would you prefer …?") nor a table's row
+            label = re.match(r"^\W*([^:：]{2,40})[:：]", sentence)
+            if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
+                lexicon.FIX_LABEL_RE.match(sentence)
+            ) or (label and open_heading(label.group(1))) or (  # "Not done: …"
+                sentence.endswith(("?", "？"))) or sentence.startswith("|") or (
+                lexicon.DIAGNOSIS_RE.search(sentence[:40])  # "The problem is that …": a
+            ) or lexicon.OFFER_RE.search(sentence):  # cause; "if you'd rather …": an offer
+                continue
+            score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
+            if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
+                candidates.append((score, Finding(
+                    "decision", shorten(sentence, MAX_REASON_CHARS), "wrap-up",
+                    at=closing.at, files=[], importance=0.6, anchor=closing.position)))
+        if final is None or closing.position != final.position:
+            continue
+        for item in design_items(settled):
+            candidates.append((1, Finding(
+                "decision", shorten(item, MAX_REASON_CHARS), "wrap-up",
+                at=closing.at, files=[], importance=0.55, anchor=closing.position)))
+    _keep_best(x, candidates)
+
+
+def refused_just_before(x: Extractor, position: int) -> int | None:
+    """The position of an edit the user refused right before this one (only words in
+    between), or None."""
+    for event in reversed(x.events[:position]):
+        if event.kind == "text":
+            continue
+        call = event.tool
+        if call is not None and call.name in EDIT_TOOLS and call.rejected:
+            return event.position
+        return None
+    return None
+
+
+def _keep_best(x: Extractor, candidates: list[tuple[int, Finding]]) -> None:
+    best = sorted(candidates, key=lambda c: -c[0])[:MAX_DECISIONS]
+    for _, finding in sorted(best, key=lambda c: c[1].anchor):
+        x.add(finding)
+
+
+def commits(x: Extractor) -> None:
+    """Each confirmed commit with a body, naming the files it added (or, for `git add
+    -A`, the files edited since the previous commit)."""
+    since = -1
+    for event in x.events:
+        call = event.tool
+        commit = commit_of(call) if call is not None else None
+        if commit is None:
+            continue
+        files = [relative_path(f, x.cwd) for f in commit.files] or x.files_between(
+            since, event.position)
+        since = event.position
+        x.add(Finding("bug_note" if commit.is_fix else "decision", commit.text,
+                      "commit", at=event.at, files=files[:30], importance=0.6,
+                      anchor=event.position))
+
+
+def plans(x: Extractor) -> None:
+    """An approved plan (plan mode's ExitPlanMode) is the design the user agreed to:
+    its "Problem: … Solution: …" pairs are decisions with their why."""
+    seen: set[str] = set()
+    for call in x.session.tools:
+        plan = call.input.get("plan")
+        if call.name != "ExitPlanMode" or call.failed is not False or not isinstance(
+            plan, str
+        ):
+            continue
+        for problem, solution in plan_decisions(plan):
+            content = f"{solution} — because {problem}" if problem else solution
+            if normalized(content) in seen:
+                continue
+            seen.add(normalized(content))
+            x.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "plan",
+                          at=call.at, importance=0.6, anchor=call.position))
+
+
+_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+
+def about_change(texts: list[str], call: ToolCall) -> list[str]:
+    """The sentences of an explanation that speak of what this change writes (its
+    identifiers: "DbContext" for an edit adding AddDbContextFactory), when some do; all of
+    it otherwise. A reply that answers two problems explains each change in its own part."""
+    written = " ".join(str(call.input.get(key) or "") for key in ("new_string", "content"))
+    names = {w.lower() for w in _WORD_RE.findall(written)}
+    said = [s for text in texts for s in lexicon.sentences(text)]
+    if not names or len(said) < 2:
+        return texts
+    kept = [s for s in said if any(
+        name in names or any(name in n for n in names) for name in (
+            w.lower() for w in _WORD_RE.findall(s)))]
+    return [" ".join(kept)] if kept else texts

@@ -1,0 +1,196 @@
+"""Todos and open questions left at the end of a session (`todo` / `open_question`).
+
+The last todo list's and task list's open items, what the final wrap-ups name as
+remaining (unless the person's reply settled it), questions the answer left open or the
+user handed to someone else, and work the user put off. Items a todo list holds are not
+repeated from the wrap-up.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import lexicon
+from .extractor import Extractor, Turn, is_prompt
+from .finding import Finding
+from .reading import (
+    QUESTION_WORD_RE,
+    first_sentences,
+    normalized,
+    open_items,
+    rule_type,
+    shorten,
+    text_weight,
+)
+from .transcript import ToolCall
+
+MAX_TODOS = 10
+BRIEF_REPLY_CHARS = 40  # "yes please", "go ahead, but keep the old flag"
+
+
+def todos(x: Extractor, turns: list[Turn]) -> None:
+    # (kind, text, at, anchor): a wrap-up's items are keyed by their place in it, so
+    # one told more fully later (who will answer it) updates its memory
+    items: list[tuple[str, str, str | None, int]] = []
+    last_list = None
+    for call in x.session.tools:
+        if call.name == "TodoWrite" and isinstance(call.input.get("todos"), list):
+            last_list = call
+    if last_list is not None:
+        for todo in last_list.input["todos"]:
+            if isinstance(todo, dict) and isinstance(todo.get("content"), str) and (
+                todo.get("status") != "completed"
+            ):
+                items.append(("todo", todo["content"], last_list.at, -1))
+    items += [("todo", subject, at, -1) for subject, at in open_tasks(x.session.tools)]
+    listed = [set(re.findall(r"\w+", text.lower())) for _, text, _, _ in items]
+    # A question the user asked that the answer left open: the question and the answer.
+    answered: set[int] = set()
+    for index, turn in enumerate(turns):
+        prompt = turn.opener
+        if prompt is None or prompt.kind != "prompt" or turn.edited:
+            continue
+        answer = next((e for e in reversed(turn.events) if e.kind == "text"), None)
+        asked = [s for s in lexicon.sentences(prompt.prose)
+                 if s.endswith(("?", "？")) or lexicon.WONDER_RE.search(s)]
+        if asked and answer is not None and (
+            lexicon.UNDECIDED_RE.search(answer.text) or lexicon.UNCERTAIN_RE.search(answer.text)
+        ):
+            gist = first_sentences(answer.text, 400)
+            items.append(("open_question", f"{shorten(' '.join(asked), 200)} — {gist}",
+                          answer.at, -1))
+            answered.add(index)
+    # What the last working turn left open, and what any talk after it added.
+    last_work = max((i for i, t in enumerate(turns) if t.worked), default=0)
+    for index, turn in enumerate(turns[last_work:], last_work):
+        closing = turn.closing()
+        # what the assistant asked of the person ("Which approach do you prefer?"), or
+        # left to them, is settled by their next message when one follows
+        replied = index + 1 < len(turns) and is_prompt(turns[index + 1].opener)
+        # a short reply ("yes please") answers every question the wrap-up ended on,
+        # unless it hands them on or leaves them open ("DFU 问老周", "not sure yet")
+        reply = turns[index + 1].opener.prose if replied else ""
+        briefly = replied and text_weight(reply) < BRIEF_REPLY_CHARS and not (
+            lexicon.HANDOFF_RE.search(reply) or lexicon.UNCERTAIN_RE.search(reply)
+            or lexicon.UNDECIDED_RE.search(reply))
+        if closing is not None:  # an answered question is already one open question
+            items += [(kind, text, closing.at, closing.position * 64 + number)
+                      for number, (kind, text) in enumerate(open_items(closing.text)[:64])
+                      if not (index in answered and kind == "open_question")
+                      and not (replied and lexicon.TO_USER_RE.search(text))
+                      and not (briefly and text.endswith(("?", "？")))]
+    # A question the user hands to someone at the end ("ask Priya", "faudra demander à
+    # Claire si …"): open until they answer, with the question it follows when there is one.
+    handed: set[str] = set()  # each question handed on once
+    for turn in turns[last_work:]:
+        prompt = turn.opener
+        if prompt is None or prompt.kind != "prompt":
+            continue
+        said = lexicon.sentences(prompt.prose)
+        for number, sentence in enumerate(said):
+            if not lexicon.HANDOFF_RE.search(sentence) or rule_type(sentence, long_prompt=(
+                len(prompt.text) > 600)) is not None:
+                continue
+            asked = [s for s in said[max(0, number - 2):number]
+                     if s.endswith(("?", "？")) and s not in handed]
+            if not asked and lexicon.DEFER_RE.search(sentence) and not (
+                QUESTION_WORD_RE.search(sentence) or lexicon.UNCERTAIN_RE.search(sentence)
+            ):
+                # "slither in CI is overdue, I'll ask Lena after the audit": work put
+                # off, with who it waits on
+                items.append(("todo", sentence, prompt.at, -1))
+                continue
+            ours = [i for i, item in enumerate(items) if item[0] == "open_question"]
+            if not asked and ours and not lexicon.PROBLEM_RE.search(sentence) and (
+                text_weight(sentence) < 80
+            ):  # "good q, ask Priya": the question the wrap-up asked, and who answers it
+                kind, question, at, anchor = items[ours[-1]]
+                items[ours[-1]] = (kind, f"{question} — {sentence}", at, anchor)
+                continue
+            if not asked and number and _POINTS_BACK_RE.search(sentence):
+                # "not sure that's still the case, ask Claire": the case is the
+                # sentence before
+                asked = [said[number - 1]]
+            items.append(("open_question", " ".join([*asked[-1:], sentence]), prompt.at,
+                          -1))
+            handed.update(asked[-1:])
+    prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
+    if prompts:  # the user's last words naming work for later, or not done yet
+        last = prompts[-1]
+        # ... or what they do not know yet ("lo que no sé es si irán en /en/ o en un
+        # subdominio, eso está sin decidir")
+        items += [("open_question", s, last.at, -1) for s in lexicon.sentences(last.prose)
+                  if (lexicon.UNCERTAIN_RE.search(s) or lexicon.UNDECIDED_RE.search(s))
+                  and text_weight(s) >= 30 and rule_type(s) is None
+                  and not lexicon.HANDOFF_RE.search(s)
+                  and not any(s in item[1] for item in items)]  # handed on already
+        later = [_put_off(s, lexicon.LATER_WORK_RE) for s in lexicon.sentences(last.prose)
+                 if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
+                 and len(s) >= 20 and not s.endswith(("?", "？"))]
+        items += [("todo", s, last.at, -1) for s in later if rule_type(s) is None]
+    for turn in turns:
+        prompt = turn.opener
+        if prompt is None or prompt.kind != "prompt":
+            continue
+        items += [("todo", _put_off(s), prompt.at, -1) for s in lexicon.sentences(prompt.prose)
+                  if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15
+                  and not any(s in item[1] for item in items)]
+    seen: set[str] = set()
+    for kind, text, at, anchor in items[:MAX_TODOS]:
+        words = set(re.findall(r"\w+", text.lower()))
+        if normalized(text) in seen or len(text) < 8 or anchor >= 0 and len(words) >= 3 and (
+            any(len(words & item) >= 0.8 * len(words) for item in listed)
+        ):  # a todo list's item, restated by the wrap-up ("⚠️ Set up the schedule")
+            continue
+        seen.add(normalized(text))
+        x.add(Finding(kind, shorten(text, 300), "open", at=at, importance=0.55,
+                      anchor=anchor))
+
+
+def _put_off(sentence: str, marker: re.Pattern[str] = lexicon.DEFER_RE) -> str:
+    """The work a sentence puts off; only the clause that does, when the sentence also
+    states a rule ("cleanup I'll hang on the housekeeping worker tomorrow, NOT a new cron":
+    the rule is kept whole as a constraint, the todo is the first clause)."""
+    if rule_type(sentence) is None:
+        return sentence
+    clauses = [c.strip() for c in re.split(r"[,;:]\s+|\s+[—–]\s+", sentence)]
+    return next((c for c in clauses if marker.search(c) and text_weight(c) >= 15
+                 and rule_type(c) is None), sentence)
+
+
+# A sentence about "that", "c'est", "das": what it is about was said just before.
+_POINTS_BACK_RE = re.compile(
+    r"\b(that|this|it|c'est|ça|cela|das|dies|eso|esto|isso|isto|questo)\b|это|так ли|"
+    r"那|这|それ|これ", re.IGNORECASE)
+
+
+_TASK_ID_RE = re.compile(r"#(\d+)")
+
+
+def open_tasks(calls: list[ToolCall]) -> list[tuple[str, str | None]]:
+    """(subject, time) of the tasks Claude Code's task list still had open at the end: the
+    TaskCreate / TaskUpdate tools that replaced TodoWrite (ids are counters, reported in
+    the result: "Task #3 created successfully: …")."""
+    tasks: dict[str, dict[str, Any]] = {}
+    for call in calls:
+        if call.failed is not False:
+            continue
+        if call.name == "TaskCreate" and isinstance(call.input.get("subject"), str):
+            task = call.result.get("task") if isinstance(call.result, dict) else None
+            found = _TASK_ID_RE.search(call.output)
+            task_id = str(task.get("id")) if isinstance(task, dict) and task.get("id") else (
+                found.group(1) if found else str(len(tasks) + 1))
+            tasks[task_id] = {"subject": call.input["subject"], "status": "pending",
+                              "at": call.at}
+        elif call.name == "TaskUpdate":
+            task_id = call.input.get("taskId") or call.input.get("task_id")
+            task = tasks.get(str(task_id))
+            if task is None:
+                continue
+            if isinstance(call.input.get("status"), str):
+                task["status"] = call.input["status"]
+            if isinstance(call.input.get("subject"), str):
+                task["subject"] = call.input["subject"]
+    return [(t["subject"], t["at"]) for t in tasks.values()
+            if t["status"] not in ("completed", "deleted")]
