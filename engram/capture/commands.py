@@ -198,11 +198,14 @@ def run_outcome(call: ToolCall) -> bool | None:
         return True
     if not triage.bash_succeeded({"stdout": call.output}):
         return False
-    if triage.command_kind(command) != "run" and shell.searched(command) and not (
-        triage.shows_pass(call.output)
-    ):
-        return None  # a check's output searched (`| grep token`): nothing says it passed
-    return True
+    return None if verdict_hidden(command, call.output) else True
+
+
+def verdict_hidden(command: str, output: object) -> bool:
+    """Whether a check's output was searched (`go test -v | grep token`) and what the
+    search kept does not say it passed: the run proves nothing either way."""
+    return triage.command_kind(command) not in (None, "run") and shell.searched(command) and (
+        not triage.shows_pass(output))
 
 
 _INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})

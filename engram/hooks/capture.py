@@ -29,8 +29,8 @@ def verified_command(service: Any, payload: dict[str, Any], project: str | None)
     """Save a successful command once; None when it does not qualify."""
     # capture's command lexicons (~0.1 s to compile) load for a Bash call, not for every
     # hook process (SessionStart and UserPromptSubmit answer within a tight deadline)
-    from ..capture.commands import is_recipe
-    from ..capture.shell import normalize_command, searched
+    from ..capture.commands import is_recipe, verdict_hidden
+    from ..capture.shell import normalize_command
     from ..redaction import contains_secret
 
     tool_input = payload.get("tool_input") or {}
@@ -44,9 +44,7 @@ def verified_command(service: Any, payload: dict[str, Any], project: str | None)
     if kind is None or not triage.bash_succeeded(payload.get("tool_response")):
         return None
     response = payload.get("tool_response")
-    if kind != "run" and searched(command) and not triage.shows_pass(
-        response.get("stdout") if isinstance(response, dict) else response
-    ):
+    if verdict_hidden(command, response.get("stdout") if isinstance(response, dict) else response):
         return None  # `go test -v | grep token`: what grep kept does not say it passed
     if contains_secret(command):
         return None  # a command with a token in it is not a recipe to keep
