@@ -459,6 +459,40 @@ def test_a_background_run_gets_its_verdict_from_the_tasks_notification():
     assert launch.failed is True
 
 
+def test_a_background_server_whose_output_shows_a_crash_is_not_verified():
+    """A dev server's task may report exit 0 (its runner swallowed the error) or nothing
+    (its watcher waits on): the output the agent read is the verdict."""
+    def server(task: str, notified: str | None, shown: str) -> Session:
+        output = f"/private/tmp/claude-501/-Users-j-obs/tasks/{task}.output"
+        s = (Session().prompt("run it on another port so I can compare")
+             .edit("app/client/src/sidebar.tsx")
+             .tool("Bash", {"command": "PORT=4982 just dev", "run_in_background": True},
+                   {"stdout": "", "stderr": "", "backgroundTaskId": task},
+                   content=f"Command running in background with ID: {task}. Output is being "
+                           f"written to: {output}"))
+        if notified:
+            s.prompt(f"<task-notification>\n<task-id>{task}</task-id>\n<status>completed"
+                     f"</status>\n<summary>Background command \"dev\" {notified}</summary>\n"
+                     "</task-notification>")
+        return s.tool("Read", {"file_path": output}, {"type": "text"}, content=shown)
+
+    def launch(session: Session) -> transcript.ToolCall:
+        return next(t for t in transcript.parse_entries(session.entries).tools
+                    if t.name == "Bash")
+
+    crashed = server("b18", "completed (exit code 0)",
+                     "1\t> vite\n2\t\n3\tsh: vite: command not found\n")
+    assert launch(crashed).failed is True
+    assert not found(crashed.extract(), "verified_command")
+    watching = server("b19", None, "1\t[consumer] dev mode\n2\tTypeError: Cannot open "
+                      "database because the directory does not exist\n3\t    at new Database")
+    assert launch(watching).failed is True
+    fine = server("b20", "completed (exit code 0)", "1\tServer: http://localhost:4982\n")
+    assert launch(fine).failed is False
+    running = server("b21", None, "     1\u2192VITE v5.4 ready in 312 ms\n")
+    assert launch(running).failed is None
+
+
 def test_a_background_run_still_running_has_no_verdict():
     session = (
         Session().prompt("run the suite")
@@ -761,6 +795,36 @@ def test_the_users_last_words_about_work_not_done_yet_are_a_todo():
         .say("Then that index is the next step.")
     )
     assert any("posted_at index on prod" in t for t in found(session.extract(), "todo"))
+
+
+_REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
+             "(eg. if it was a file edit, the new_string was NOT written to the file). STOP "
+             "what you are doing and wait for the user to tell you how to proceed.")
+
+
+def test_a_run_the_person_stopped_as_the_sessions_last_act_is_left_to_do():
+    def session(*, then_said: bool, stopped: str = "Bash") -> Session:
+        s = (Session().prompt("send the traces to Honeycomb instead of the console")
+             .edit("shared/tracing.js", "ConsoleSpanExporter", "OTLPTraceExporter")
+             .say("Services are running! Now let's generate some load:"))
+        if stopped == "Bash":
+            s.tool("Bash", {"command": "cd load-generator && node index.js --rps 10",
+                            "description": "Run load test (10 RPS)"}, _REJECTED, error=True)
+        else:
+            s.tool("Edit", {"file_path": f"{CWD}/README.md", "old_string": "a",
+                            "new_string": "b"}, _REJECTED, error=True)
+        s.prompt("[Request interrupted by user for tool use]")
+        if then_said:
+            s.prompt("skip the load test, it's fine").say("OK.")
+        return s
+
+    todos = found(session(then_said=False).extract(), "todo")
+    assert any(t.startswith("Not done: Run load test (10 RPS)") and "node index.js" in t
+               and "Honeycomb" in t for t in todos), todos
+    # the person went on (their words are what counts), or turned a change down
+    assert not any("Not done" in t for t in found(session(then_said=True).extract(), "todo"))
+    assert not any("Not done" in t for t in found(
+        session(then_said=False, stopped="Edit").extract(), "todo"))
 
 
 def test_an_attempt_taken_back_at_the_users_word_keeps_what_it_showed():

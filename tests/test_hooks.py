@@ -509,6 +509,10 @@ def test_destructive_commands_are_never_verifiable(command):
                 "'PrismaClient'."}, False),
     ({"stdout": "Api/Orders.cs(12,9): error CS0103: The name 'x' does not exist"}, False),
     ({"stdout": "Found 0 errors. Watching for file changes."}, True),
+    # a program the shell could not find, behind a task runner that exits 0
+    ({"stdout": "> app-client@1.0.0 dev\n> vite\n\nsh: vite: command not found"}, False),
+    ({"stdout": "zsh: command not found: tsx"}, False),
+    ({"stdout": "bash: line 1: foo: command not found"}, False),
 ])
 def test_bash_success_from_claude_codes_tool_response(response, ok):
     assert triage.bash_succeeded(response) is ok

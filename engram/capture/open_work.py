@@ -136,6 +136,9 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
         items += [("todo", _put_off(s), prompt.at, -1) for s in lexicon.sentences(prompt.prose)
                   if lexicon.DEFER_RE.search(s) and text_weight(s) >= 15
                   and not any(s in item[1] for item in items)]
+    stopped = stopped_last(x)
+    if stopped is not None:
+        items.append(("todo", *stopped, -1))
     seen: set[str] = set()
     for kind, text, at, anchor in items[:MAX_TODOS]:
         words = set(re.findall(r"\w+", text.lower()))
@@ -146,6 +149,27 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
         seen.add(normalized(text))
         x.add(Finding(kind, shorten(text, 300), "open", at=at, importance=0.55,
                       anchor=anchor))
+
+
+def stopped_last(x: Extractor) -> tuple[str, str | None] | None:
+    """The run the person stopped as the session's last act, with nothing said after it
+    ("Run load test (10 RPS for 30 seconds)", rejected, then the session ends): work the
+    session meant to do and did not. Not an edit (a change turned down decides nothing),
+    and not when the person said why (their words are read as a rule or a correction)."""
+    said = [e for e in x.events if e.kind in ("tool", "text", "prompt")]
+    call = said[-1].tool if said else None
+    if call is None or call.name not in ("Bash", "Task", "Agent") or call.feedback or not (
+        call.rejected or call.interrupted
+    ):
+        return None
+    what = call.input.get("description") or call.input.get("prompt") or call.command
+    if not isinstance(what, str) or not what.strip():
+        return None
+    ran = f": `{shorten(call.command, 160)}`" if call.command and what != call.command else ""
+    text = f"Not done: {shorten(what.strip(), 160)} (stopped before it finished{ran})"
+    if x.opening:  # what it was for, so that the todo is found by the task's words
+        text += f" — in the task: {shorten(x.opening, 140)}"
+    return text, call.at
 
 
 def _put_off(sentence: str, marker: re.Pattern[str] = lexicon.DEFER_RE) -> str:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..hooks import triage
 from ..text.prompt import persons_words
 from .prose import prose
 
@@ -62,7 +63,13 @@ _TAG_RE = re.compile(r"<(?P<tag>task-id|task_id|bash_id|status|exit_code|output-
                      r"(?P<value>[^<]*?)\s*</(?P=tag)>")
 _EXIT_CODE_RE = re.compile(r"\(exit code (\d+)\)")
 _OUTPUT_RE = re.compile(r"<(stdout|output)>\n?(.*?)</\1>", re.DOTALL)
-_READ_LINE_RE = re.compile(r"^ *\d+\u2192", re.MULTILINE)  # Read's "     1→" line numbers
+# An uncaught error a runtime printed on a line of its own ("TypeError: Cannot open
+# database …", node's "Error [ERR_MODULE_NOT_FOUND]: …"); indented, it is a passing test's
+# logged output (jest's console.error). Read as a crash only in a background task's output,
+# whose exit status is not known while its watcher runs.
+_CRASH_RE = re.compile(r"(^|\n)([A-Z]\w*Error|Error \[[A-Z_]+\]): \S")
+# Read's line numbers: "     1→" (older versions) or "1<tab>"
+_READ_LINE_RE = re.compile(r"^ *\d+(\u2192|\t)", re.MULTILINE)
 
 
 @dataclass
@@ -412,8 +419,15 @@ class _Parser:
             self.task_output(call, text, structured)
         elif call.name == "Read" and not call.failed and call.file_path in self.output_files:
             task = self.output_files[call.file_path]
+            shown = _bounded(_READ_LINE_RE.sub("", text))
             if task.failed is not None:
-                task.output = _bounded(_READ_LINE_RE.sub("", text))
+                task.output = shown
+            # A server that crashed on start ("sh: tsx: command not found", "TypeError:
+            # Cannot open database …") may still report exit 0, or nothing at all while
+            # its watcher waits: what its output shows is the verdict.
+            if not task.failed and (_CRASH_RE.search(shown)
+                                    or not triage.bash_succeeded({"stdout": shown})):
+                task.failed, task.output = True, shown
 
     def task_output(self, call: ToolCall, text: str, structured: Any) -> None:
         """A background task's state as TaskOutput (or the older BashOutput) reported it."""

@@ -154,6 +154,10 @@ _FAILURE = (
     r"|\b(failures|failed|errors)=\"[1-9]\d*\"|\bresult=\"Failed|<failure[\s>]|\bResult: FAIL\b"
     # sbt's and Maven's log levels: "[error] Foo.scala:14:50: …", "[ERROR] BUILD FAILURE"
     r"|(^|\n)\[(error|ERROR)\]\s|\bBUILD FAILURE\b|(^|\n)==> X "  # munit's failed test
+    # A shell that could not find the program ("sh: vite: command not found", zsh's
+    # "zsh: command not found: tsx").
+    r"|(^|\n)[\w./-]+:( line \d+:)? [^\n]{1,120}: command not found\b"
+    r"|(^|\n)zsh: command not found: "
     # rebar3's verdicts (common test, dialyzer): "Failed 1 tests.", "===> Failures occurred"
     r"|\bFailed [1-9]\d* tests?\b|\b(Failures|Errors|Warnings) occurred\b|:\s+FAILED\b"
 )
