@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import engram
-from engram.capture import transcript
+from engram.capture import extractor, transcript
 from engram.capture.extract import extract, rule_type
 from engram.capture.failures import error_line
 from engram.capture.session import apply, capture
@@ -457,6 +457,25 @@ def test_a_background_run_gets_its_verdict_from_the_tasks_notification():
     launch = next(t for t in transcript.parse_entries(session.entries).tools
                   if t.input.get("run_in_background"))
     assert launch.failed is True
+
+
+def test_a_wrap_up_labelling_what_was_wrong_is_a_bug_even_after_continue():
+    """The person asked for a feature; the assistant found what was wrong on the way and
+    labelled it in its wrap-up. A "continue" between (a usage limit, a compaction) picks up
+    the same work: its wrap-up is the work's."""
+    session = (
+        Session().prompt("Is there a way to rewind the timeline?")
+        .edit("app/client/src/lib/get-now.ts")
+        .prompt("continue")
+        .say("Everything looks good.\n\n**Problem:** The timeline uses `Date.now()` as its "
+             "reference point, so historical events fall outside the visible range.\n\n"
+             "**What I changed:** a `getNow()` utility that returns `timeOverride ?? "
+             "Date.now()`, and a Rewind button.")
+    )
+    [bug] = found(session.extract(), "bug_note")
+    assert "historical events fall outside" in bug and "getNow()" in bug
+    turns = extractor.turns_of(transcript.parse_entries(session.entries))
+    assert [t.opener.text for t in turns] == ["Is there a way to rewind the timeline?"]
 
 
 def test_a_background_server_whose_output_shows_a_crash_is_not_verified():

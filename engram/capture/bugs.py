@@ -86,6 +86,7 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
                     importance=0.6, anchor=turn.span()[0]))
             continue
         if not symptom:
+            labelled(x, turn)
             continue
         symptom = shorten(symptom, 240)
         if pasted and pasted not in symptom:
@@ -124,6 +125,29 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
             at=closing.at if closing else prompt.at, files=files[:10], problem=symptom,
             solution=shorten(cause, MAX_FIX_CHARS), importance=0.6, anchor=first,
         ))
+
+
+def labelled(x: Extractor, turn: Turn) -> None:
+    """A turn asked for as work ("is there a way to rewind the timeline?") whose wrap-up
+    labels what was wrong ("**The problem:** the timeline uses `Date.now()`, so …"): the
+    assistant found a bug on the way, told with the change that answers it — unless a
+    bug note of the turn tells it already."""
+    closing = turn.closing()
+    cause = _labelled_cause(closing)
+    first, last = turn.span()
+    if closing is None or len(cause) < MIN_DIAGNOSIS_CHARS or any(
+        f.type == "bug_note" and first <= f.anchor <= last for f in x.findings
+    ):
+        return
+    done = next((m.group(1) for line in closing.text.splitlines() if (m := re.match(
+        r"^\W*(?:what i changed|changes?|the fix|fix(?:ed)?|solution)\W*[:：]\s*(.*)$",
+        line.strip("*_ -"), re.IGNORECASE))), "")
+    fix = done or next((item for item in list_items(closing.text)), "")
+    content = f"{cause} — {fix}" if fix else cause
+    x.add(Finding("bug_note", shorten(content, MAX_FIX_CHARS), "labelled", at=closing.at,
+                  files=turn.files(x)[:10], problem=shorten(cause, 240),
+                  solution=shorten(fix, MAX_FIX_CHARS) if fix else None, importance=0.6,
+                  anchor=first))
 
 
 def lasting_change(x: Extractor, turns: list[Turn], index: int) -> str:

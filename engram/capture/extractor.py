@@ -191,6 +191,13 @@ class Turn:
         return extractor.files_between(self.events[0].position - 1, self.events[-1].position + 1)
 
 
+# A prompt that only asks to go on with the work under way.
+_GO_ON_RE = re.compile(
+    r"^\s*(continue|go on|keep going|carry on|proceed|resume|continua|continúa|continue[sz]|"
+    r"weiter(machen)?|mach weiter|продолжа(й|йте)|дальше|继续|続けて|つづけて)\s*[.!。！]*\s*$",
+    re.IGNORECASE)
+
+
 def turns_of(session: Session) -> list[Turn]:
     """The session cut at each prompt; a background task's notification that arrives while
     the work is still going (the turn's last event is a tool call, nothing said after it)
@@ -198,7 +205,9 @@ def turns_of(session: Session) -> list[Turn]:
     turns: list[Turn] = [Turn(None)]
     for event in session.events:
         busy = bool(turns[-1].events) and turns[-1].events[-1].kind == "tool"
-        if event.kind == "prompt" or (event.kind == "notification" and not busy):
+        if event.kind == "prompt" and _GO_ON_RE.match(event.text) and turns[-1].events:
+            turns[-1].events.append(event)  # "continue": the same work, picked up again
+        elif event.kind == "prompt" or (event.kind == "notification" and not busy):
             turns.append(Turn(event))
         else:
             turns[-1].events.append(event)
