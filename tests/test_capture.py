@@ -129,6 +129,12 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
     ("shop.OrderJsonSuite:\n==> X shop.OrderJsonSuite.order matches the golden file  0.041s "
      "munit.ComparisonFailException: OrderJsonSuite.scala:18",
      "shop.OrderJsonSuite.order matches the golden file"),
+    # npx's notice of what it installs first is not the error
+    ("npm warn exec The following package was not found and will be installed: prettier@3.8.1"
+     "\nChecking formatting...\n[warn] src/stores/ui-store.ts\n[warn] Code style issues found "
+     "in 3 files. Run Prettier with --write to fix.", "Code style issues found in 3 files"),
+    ("npm warn exec The following package was not found and will be installed: tsx@4.21.0\n"
+     "sh: tsx: command not found", "sh: tsx: command not found"),
 ])
 def test_the_stored_error_is_the_telling_line_not_the_first(output, line):
     assert error_line(output).startswith(line)

@@ -44,6 +44,10 @@ _PATTERNS: list[re.Pattern[str]] = [
                re.MULTILINE),
     re.compile(r"^\s*┃ \[[A-Z]\] \S (?P<m>.+)$", re.MULTILINE),  # credo's issue lines
     re.compile(r"^\s*\d+:\d+\s+error\s+(?P<m>.+)$", re.MULTILINE),  # eslint, stylelint
+    # formatters' verdicts: prettier's "[warn] Code style issues found in 3 files. …",
+    # black's and ruff's "would reformat src/app.py"
+    re.compile(r"^(?:\[warn\]\s*)?(?P<m>Code style issues .+|[Ww]ould reformat .+)$",
+               re.MULTILINE),
     re.compile(r"^\s*(?P<m>(?:AssertionError|Expected|expected).{4,})$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>[\w.$]*(?:Error|Exception|Failure)\b(?::.*)?)$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>(?:fatal|error|ERROR|Error|npm ERR!|FAIL|BUILD FAILED)\b:?.*\S)$",
@@ -54,7 +58,7 @@ _PATTERNS: list[re.Pattern[str]] = [
 _NOISE_RE = re.compile(
     r"^(?:exit code \d+|error: exit code|=+|-+|\s*\d+ (?:passed|failed|errors?)\b.*|[.FEsx]+"
     r"|test result: FAILED.*|.*\bfailed=0\b.*|all checks passed!?|no (?:issues|problems) found\.?"
-    r"(?:\s+\[\s*\d+%\])?)$",
+    r"(?:\s+\[\s*\d+%\])?|npm (?:warn|notice)\b.*|checking formatting\W*)$",
     re.IGNORECASE,
 )
 _TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\):")
