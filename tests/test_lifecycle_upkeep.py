@@ -95,9 +95,9 @@ def test_daily_upkeep_and_inline_mode(lc, clock):
 def test_single_saves_do_not_pile_up_keyword_index_segments(store_path, clock, monkeypatch):
     """Each save is one transaction, so one FTS5 segment; the store merges them itself
     every TIDY_AFTER writes, and no search result changes."""
-    from engram.store.sqlite import store as sqlite_store
+    from engram.store.sqlite import keywords as sqlite_keywords
 
-    monkeypatch.setattr(sqlite_store, "TIDY_AFTER", 40)
+    monkeypatch.setattr(sqlite_keywords, "TIDY_AFTER", 40)
 
     def saved(name: str, tidy: bool) -> tuple[int, list[str]]:
         with engram.open(store_path.with_name(name), embedder="fake", clock=clock) as mem:

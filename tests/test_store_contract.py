@@ -518,9 +518,9 @@ def test_vectors_no_hnsw_walk_reaches_are_still_found(clock, monkeypatch):
 
     from engram.service.records import prepare
     from engram.store.postgres import schema
-    from engram.store.postgres import store as pg_store
+    from engram.store.postgres import vectors as pg_vectors
 
-    monkeypatch.setattr(pg_store, "ef_search", lambda limit: 40)
+    monkeypatch.setattr(pg_vectors, "ef_search", lambda limit: 40)
     monkeypatch.setattr(schema, "PROBE_EF_SEARCH", (40, 40))
     rng = np.random.default_rng(3)
 
@@ -588,7 +588,7 @@ def test_an_or_search_ranking_rare_words_first_finds_the_same_top_k(clock, monke
         pytest.skip("PostgreSQL is not among the engines under test")
     import pg_support
 
-    from engram.store.postgres import store as pg_store
+    from engram.store.postgres import keywords as pg_keywords
 
     url = pg_support.fresh_url()
     with engram.open(url, embedder="fake", clock=clock) as mem:
@@ -599,7 +599,7 @@ def test_an_or_search_ranking_rare_words_first_finds_the_same_top_k(clock, monke
         store = mem.store
         expected = {k: store.keyword_search(groups, "or", Filters(), k) for k in (5, 30)}
         assert len(expected[5]) == 5 and len(expected[30]) == 30
-        monkeypatch.setattr(pg_store, "COMMON_DF", 20)  # "deploy" is in all 80: common
+        monkeypatch.setattr(pg_keywords, "COMMON_DF", 20)  # "deploy" is in all 80: common
         calls = []
         rows = store._rows
         monkeypatch.setattr(store, "_rows", lambda sql, params=(): (

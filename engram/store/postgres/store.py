@@ -14,6 +14,11 @@ Same contract as the SQLite store (base.py), so the service cannot tell them apa
   pass the filters. The planner's statistics are refreshed as the store grows.
 - Every psycopg error leaves this module as an Engram error; the password of a URL never
   appears in `path`, errors or stats.
+
+This module holds the connection, its lock and transactions (the advisory write lock,
+buffered inserts, the planner's statistics), meta, the memories' rows and listing, and
+health. The keyword half (keywords.py), the vector half (vectors.py) and the bookkeeping
+(ledger.py) are methods `PostgresStore` inherits.
 """
 
 from __future__ import annotations
@@ -24,35 +29,19 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ...errors import StoreError
 from ...model import Memory
 from ...text import normalize_for_dedup
-from ..base import Candidate, Filters
+from ..base import Filters
 from ..ledger import LedgerMethods
+from .keywords import KeywordMethods
 from .ledger import Ledger
-from .schema import (
-    REBUILD_KEY,
-    SCHEMA_VERSION,
-    hnsw_index_sql,
-    migrate,
-    outdated_hnsw,
-    probe,
-    probe_all,
-)
-from .sql import (
-    MAX_HALFVEC_INDEX_DIM,
-    phrase_pattern,
-    redacted_url,
-    row_to_memory,
-    translate_error,
-    tsquery_term,
-    vector_cast,
-    where_clause,
-)
+from .schema import SCHEMA_VERSION, migrate, outdated_hnsw
+from .sql import redacted_url, row_to_memory, translate_error, where_clause
+from .vectors import VectorMethods
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,22 +58,12 @@ _INSERT = (f"INSERT INTO memories ({_COLUMNS}, norm, seq, terms, terms_len, term
            f" embedding) VALUES ({', '.join(['%s'] * 25)},"
            " (SELECT COALESCE(MAX(seq), 0) + 1 FROM memories), %s, %s, %s, %s)")
 _WRITE_LOCK = 0x656E6777  # "engw": one writer at a time per database
-K1, B = 1.2, 0.75
 #: Memories written before the planner's statistics are refreshed (or a tenth of the store).
 ANALYZE_AFTER = 500
 _ANALYZED_KEY = "analyzed_seq"
-#: Memories holding a word (or a hundredth of the store) from which an OR search ranks
-#: the rows with its rarer words first (keyword_search).
-COMMON_DF = 500
 
 
-def ef_search(limit: int) -> int:
-    """Candidates an HNSW walk keeps for a search asking `limit` rows: ten per row asked,
-    at least 500 (recall@10 ≥ 0.98 at 100K), at most pgvector's 1,000."""
-    return max(500, min(10 * limit, 1000))
-
-
-class PostgresStore(LedgerMethods):
+class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
     """Implements the Store protocol on a PostgreSQL database with pgvector."""
 
     ephemeral = False
@@ -196,21 +175,6 @@ class PostgresStore(LedgerMethods):
             cur.executemany(_INSERT, rows)
         self._probe([row[0] for row in rows if row[-1] is not None])
 
-    def _probe(self, memory_ids: list[str]) -> None:
-        """Note which of these rows' vectors the HNSW walk cannot reach (probe_sql): a
-        short walk per row, a wider one per row it missed."""
-        dim = self._dimension() if memory_ids else None
-        if dim is not None:
-            with self._conn.transaction(), self._conn.cursor() as cur:
-                probe(cur, dim, memory_ids)
-
-    def probe_vectors(self) -> None:
-        """Find again every row the vector index's walks cannot reach (after a build)."""
-        dim = self._dimension()
-        if dim is not None:
-            with self.transaction(), self._errors(), self._conn.cursor() as cur:
-                probe_all(cur, dim)
-
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -302,46 +266,6 @@ class PostgresStore(LedgerMethods):
             memory.access_count, memory.last_accessed_at, Jsonb(memory.meta),
             memory.owner, memory.scope, normalize_for_dedup(memory.content),
         )
-
-    def _vector(self, vector: np.ndarray) -> Any:
-        import numpy as np
-
-        dim = int(vector.shape[0])
-        if self._dimension() is None:
-            # The first vector fixes the dimension and its HNSW index (cosine).
-            if dim <= MAX_HALFVEC_INDEX_DIM:
-                self._execute(hnsw_index_sql(dim))
-            self._execute("INSERT INTO meta(key, value) VALUES ('vector_dim', %s)"
-                          " ON CONFLICT(key) DO NOTHING", (str(dim),))
-            self._dim = int(self.get_meta("vector_dim") or dim)
-        from pgvector import HalfVector
-
-        return HalfVector(np.asarray(vector, dtype=np.float16))
-
-    def _count_terms(self, old: Counter[str] | None, new: Counter[str] | None) -> None:
-        """Corpus statistics BM25 needs (documents, total terms, each term's document
-        frequency), gathered over the transaction and written once before it commits."""
-        before, after = old or Counter(), new or Counter()
-        self._pending_docs += (new is not None) - (old is not None)
-        self._pending_terms += sum(after.values()) - sum(before.values())
-        self._pending_df.update({term: -1 for term in set(before) - set(after)})
-        self._pending_df.update({term: 1 for term in set(after) - set(before)})
-
-    def _write_statistics(self) -> None:
-        if self._pending_docs or self._pending_terms:
-            self._execute("UPDATE corpus SET docs = docs + %s, terms = terms + %s WHERE id = 1",
-                          (self._pending_docs, self._pending_terms))
-        changed = sorted((t, n) for t, n in self._pending_df.items() if n)
-        if changed:
-            self._execute(
-                "INSERT INTO term_df SELECT * FROM unnest(%s::text[], %s::bigint[])"
-                " ON CONFLICT (term) DO UPDATE SET df = term_df.df + excluded.df",
-                ([t for t, _ in changed], [n for _, n in changed]))
-        self._reset_statistics()
-
-    def _reset_statistics(self) -> None:
-        self._pending_docs = self._pending_terms = 0
-        self._pending_df: Counter[str] = Counter()
 
     def insert(self, memory: Memory, terms: str, vector: np.ndarray | None) -> None:
         """Buffered until the next statement or the commit (see _flush_inserts): an
@@ -473,211 +397,6 @@ class PostgresStore(LedgerMethods):
             last = rows[-1][0]
             for row in rows:
                 yield row_to_memory(row[1:])
-
-    # --- keyword retrieval ------------------------------------------------------------
-
-    def keyword_search(
-        self, groups: list[tuple[str, ...]], mode: str, filters: Filters, limit: int
-    ) -> list[Candidate]:
-        """Matches of the tsquery, ranked in SQL by FTS5's BM25 from the stored term counts
-        (a phrase alternative, rarer, is counted by reading the candidates' terms)."""
-        joiner = {"and": " & ", "or": " | "}.get(mode.lower() if isinstance(mode, str) else "")
-        if joiner is None:
-            raise ValueError(f"keyword_search mode must be 'and' or 'or', not {mode!r}")
-        phrases: list[str] = []
-        parts = []
-        for group in groups or ():
-            alts = [a for a in dict.fromkeys(group or ()) if tsquery_term(a)]
-            if not alts:
-                continue
-            phrases += [" ".join(a.split()) for a in alts]
-            terms = [tsquery_term(a) for a in alts]
-            parts.append(terms[0] if len(terms) == 1 else "(" + " | ".join(terms) + ")")
-        if not parts:
-            return []
-        query = joiner.join(parts)
-        phrases = list(dict.fromkeys(phrases))
-        docs, average, df = self._statistics(phrases)
-        idf = {}
-        for phrase in phrases:
-            # The counts come from statements a concurrent write may fall between: a
-            # term can be counted in one more document than the corpus total just read.
-            n = min(df[phrase], docs)
-            value = math.log((docs - n + 0.5) / (n + 0.5))
-            idf[phrase] = value if value > 0 else 1e-6  # FTS5's floor for common terms
-        norm = f"{K1!r} * (1 - {B!r} + {B!r} * m.terms_len / %s)"
-        terms_sql = " + ".join(
-            f"%s * tf{i} * {K1 + 1!r} / NULLIF(tf{i} + {norm}, 0)" for i in range(len(phrases)))
-        # A word's count is stored; a phrase ("snake case", from identifiers) is counted in
-        # the candidate's terms, each occurrence between spaces, overlaps included.
-        tfs = ", ".join(
-            f"regexp_count(' ' || m.terms || ' ', %s)::float8 AS tf{i}" if " " in phrase
-            else f"COALESCE((m.term_counts ->> %s)::float8, 0) AS tf{i}"
-            for i, phrase in enumerate(phrases))
-        tf_params = [phrase_pattern(p) if " " in p else p for p in phrases]
-        where, params = where_clause(filters)
-        score_params: list[Any] = []
-        for phrase in phrases:
-            score_params += [idf[phrase], average]
-
-        def ranked(tsquery: str) -> list[tuple]:
-            return self._rows(
-                f"SELECT id, COALESCE({terms_sql}, 0) AS score FROM (SELECT m.id, m.rowid,"
-                f" m.terms_len, {tfs} FROM memories m WHERE m.terms_tsv @@"
-                f" to_tsquery('simple', %s) AND {where}) m ORDER BY score DESC, rowid LIMIT %s",
-                (*score_params, *tf_params, tsquery, *params, limit))
-
-        # Either of the query's words: scoring every memory with a common one ("deploy" in
-        # 20K of 100K) took 200-400 ms. The rows with a rarer word are ranked first; a row
-        # with only common words scores at most their idf x (k1 + 1) each, so once the
-        # k-th score found beats that, no such row can enter the top k (exact, as WAND).
-        common = {p for p in phrases if df[p] > max(COMMON_DF, docs // 100)} \
-            if joiner == " | " else set()
-        if common and len(common) < len(phrases):
-            bound = sum(idf[p] * (K1 + 1) for p in common)
-            rows = ranked(" | ".join(
-                t for t in (tsquery_term(p) for p in phrases if p not in common) if t))
-            if len(rows) == limit and rows[-1][1] is not None and float(rows[-1][1]) > bound:
-                return [Candidate(r[0], float(r[1])) for r in rows]
-        return [Candidate(r[0], float(r[1])) for r in ranked(query)]
-
-    def _statistics(self, phrases: list[str]) -> tuple[int, float, dict[str, int]]:
-        """(documents, average terms per document, df of each term or phrase)."""
-        docs, total_terms = self._rows("SELECT docs, terms FROM corpus WHERE id = 1")[0]
-        words = [p for p in phrases if " " not in p]
-        df = dict(self._rows("SELECT term, df FROM term_df WHERE term = ANY(%s)", (words,))) \
-            if words else {}
-        for phrase in phrases:
-            if " " in phrase:
-                df[phrase] = self._rows(
-                    "SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple', %s)",
-                    (tsquery_term(phrase),))[0][0]
-        docs = max(int(docs), 1)
-        return docs, max(total_terms / docs, 1e-9), {p: int(df.get(p, 0)) for p in phrases}
-
-    def terms_of(self, memory_ids: Sequence[str]) -> dict[str, str]:
-        ids = list(memory_ids)
-        if not ids:
-            return {}
-        return dict(self._rows("SELECT id, terms FROM memories WHERE id = ANY(%s)", (ids,)))
-
-    def document_frequency(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        docs, _average, df = self._statistics(list(dict.fromkeys(terms)))
-        return docs, df
-
-    # --- vectors ----------------------------------------------------------------------
-
-    def _dimension(self) -> int | None:
-        if self._dim is None:
-            stored = self.get_meta("vector_dim")
-            self._dim = int(stored) if stored else None
-        return self._dim
-
-    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        import numpy as np
-
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return {}
-        rows = self._rows("SELECT id, embedding FROM memories WHERE id = ANY(%s)"
-                          " AND embedding IS NOT NULL", (ids,))
-        return {r[0]: np.asarray(getattr(r[1], "to_numpy", lambda v=r[1]: v)(),
-                                 dtype=np.float32) for r in rows}
-
-    def _nearest(self, query: np.ndarray, where: str, params: list[Any], limit: int,
-                 broad: bool = False) -> list[tuple[str, float]]:
-        import numpy as np
-
-        dim = self._dimension()
-        if dim is None or dim != query.shape[0] or limit <= 0:
-            return []
-        q = np.asarray(query, dtype=np.float32)
-        cast = vector_cast(dim)  # the indexed expression, so the planner uses the HNSW index
-        distance = f"(m.embedding::{cast} <=> %s::{cast})"
-        # The rows no walk reaches (probe_sql), beside the walk: every copy of their vectors
-        # scored, then their rows checked against the filters nearest first (a fence, so
-        # the planner cannot join all of `memories` to them: 90 ms instead of 6 at 100K).
-        exact = f"(m.embedding <=> %s::{cast})"
-        with self._lock:
-            self._usable()
-            with self._errors():
-                self._flush_inserts()
-            rows = self._walk(
-                f"SELECT m.id, {distance} AS d, m.rowid FROM memories m"
-                f" WHERE m.embedding IS NOT NULL AND {where} ORDER BY {distance} LIMIT %s",
-                f"SELECT m.id, u.d, m.rowid FROM (SELECT rowid, {exact} AS d FROM"
-                " vectors_unreached m ORDER BY d) u CROSS JOIN LATERAL (SELECT m.id, m.rowid"
-                " FROM memories m WHERE m.rowid = u.rowid AND m.embedding IS NOT NULL"
-                f" AND {where} OFFSET 0) m ORDER BY u.d LIMIT %s",
-                [q, *params, q, limit, q, *params, limit], limit, broad)
-        return [(r[0], 1 - float(r[1])) for r in rows]
-
-    def _walk(self, walk: str, unreached: str, params: list[Any], limit: int,
-              broad: bool = False) -> list[tuple]:
-        """The HNSW walk's nearest rows and the nearest of the rows it cannot reach, in one
-        statement: the best `limit` of both, each row once."""
-        with self._errors(), self._conn.transaction():
-            self._conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-            self._conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search(limit)}")
-            if broad:
-                # pgvector costs a walk by its ef_search: at 10K memories a walk of 1,000
-                # looked dearer than scoring every active row (37-43 ms against ~8). With
-                # no filter narrower than status and viewer, every other plan sorts.
-                self._conn.execute("SET LOCAL enable_sort = off")
-            rows = self._conn.execute(
-                f"SELECT id, d FROM (({walk}) UNION ({unreached})) x ORDER BY d, rowid"
-                " LIMIT %s", [*params, 2 * limit]).fetchall()
-        seen: set[str] = set()
-        return [r for r in rows if not (r[0] in seen or seen.add(r[0]))][:limit]
-
-    def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
-        where, params = where_clause(filters)
-        broad = replace(filters, statuses=(), viewer=None) == Filters(statuses=())
-        return [Candidate(i, s) for i, s in self._nearest(query, where, params, limit, broad)]
-
-    def nearest_in_project(
-        self, queries: np.ndarray, projects: Sequence[str | None], min_score: float, limit: int
-    ) -> list[list[Candidate]]:
-        """For each query, active memories of exactly its project scoring ≥ min_score: one
-        statement for the whole batch (an import's dedup asks for hundreds at once).
-
-        Exact within the project, not the HNSW walk: a walk filtered to one project of
-        many visits most of the graph before it finds ten of them, and dedup should not
-        miss a twin. The batch is joined to the rows of its projects, so each row is read
-        once per batch, not once per query of its project (2.5 times faster at 10K than a
-        lateral scan per query), and only pairs reaching min_score are ranked.
-        """
-        import numpy as np
-        from pgvector import HalfVector
-
-        found: list[list[Candidate]] = [[] for _ in projects]
-        dim = self._dimension()
-        if dim is None or not len(queries) or dim != queries.shape[1] or limit <= 0:
-            return found
-        distance = "(m.embedding <=> q.v)"  # not the indexed expression: an exact scan
-        vectors = [HalfVector(np.asarray(q, dtype=np.float16)) for q in queries]
-        rows = self._rows(
-            "SELECT i, id, score FROM (SELECT q.i, m.id, 1 - " + distance + " AS score,"
-            f" row_number() OVER (PARTITION BY q.i ORDER BY {distance}, m.rowid) AS r"
-            " FROM unnest(%s::halfvec[], %s::text[]) WITH ORDINALITY AS q(v, p, i)"
-            " JOIN memories m ON COALESCE(m.project, '') = COALESCE(q.p, '')"  # '': none
-            " WHERE m.embedding IS NOT NULL AND m.status = 'active'"
-            f" AND 1 - {distance} >= %s) h WHERE r <= %s",
-            (vectors, list(projects)[:len(vectors)], min_score, limit))
-        for i, memory_id, score in rows:
-            if score >= min_score:
-                found[i - 1].append(Candidate(memory_id, float(score)))
-        for hits in found:
-            hits.sort(key=lambda c: -c.score)
-        return found
-
-    def clear_vectors(self) -> None:
-        with self.transaction():
-            self._execute("UPDATE memories SET embedding = NULL")
-            self._execute("DELETE FROM vectors_unreached")
-            self._execute("DROP INDEX IF EXISTS memories_embedding")
-            self._execute("DELETE FROM meta WHERE key IN ('vector_dim', %s)", (REBUILD_KEY,))
-            self._dim = None
 
     # --- health -----------------------------------------------------------------------
 

@@ -5,20 +5,29 @@ no `sqlite3` exception can reach the service, the lifecycle or an adapter (error
 what each becomes). A connection with a deadline (a hook that must answer in time) waits
 for another writer's lock only as long as the deadline leaves, and a statement still
 running at the deadline is interrupted; both end in StoreUnavailableError.
+
+Opening a store file goes through here too: the file and its -wal/-shm are the user's
+alone (0600), and the switch to WAL is retried while another process opening the same
+new file holds it. A failed transaction is rolled back without hiding its first error.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable
 from contextlib import suppress
+from pathlib import Path
 from typing import Any
 
-from ...errors import StoreError
+from ...config import engram_home, private_dir, tighten
+from ...errors import StoreError, StoreUnavailableError
 from ..deadline import current_deadline
 from .errors import CAUGHT, translate
+
+BUSY_TIMEOUT_MS = 15_000
 
 
 class Cursor(sqlite3.Cursor):
@@ -162,3 +171,50 @@ def connect(path: str, busy_timeout_ms: int, deadline: float | None = None) -> C
         watchdog.start()
         db._watchdog = watchdog
     return db
+
+
+def _private_store_files(path: Path) -> None:
+    """Create a new store file 0600 (SQLite gives its -wal and -shm the file's mode) in
+    an owner-only folder; an older Engram's 0644 store and journals are tightened."""
+    parent = path.parent
+    try:
+        if not parent.is_dir() or os.path.abspath(parent) == os.path.abspath(engram_home()):
+            private_dir(parent)
+    except OSError as exc:
+        raise StoreError(f"cannot create the folder {parent}: {exc.strerror}") from exc
+    except ValueError as exc:  # a NUL in the path
+        raise StoreError(f"cannot use {str(path)!r} as a store: {exc}") from exc
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        if not path.is_dir():  # SQLite will refuse a folder; leave its mode alone
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                tighten(f"{path}{suffix}")
+    except (OSError, ValueError):
+        pass  # SQLite reports an unusable path in its own words
+
+
+def _rollback(db: Any) -> None:
+    """Roll back after a failure, unless SQLite already did (a full disk, an I/O error
+    or an interrupt can end the transaction itself); never hide the first error."""
+    if db.in_transaction:
+        with suppress(StoreError):
+            db.execute("ROLLBACK")
+
+
+def _wal_mode(db: Any) -> str:
+    """Switch to WAL, as often as needed within the busy timeout: two processes opening a
+    new store at once contend for the change of journal mode, and SQLite answers the loser
+    "busy" at once, without its busy handler (it could not wait without deadlocking)."""
+    give_up = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    if db.deadline is not None:
+        give_up = min(give_up, db.deadline)
+    pause = 0.005
+    while True:
+        try:
+            return str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except StoreUnavailableError:
+            if time.monotonic() + pause > give_up:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
