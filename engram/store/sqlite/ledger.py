@@ -1,7 +1,7 @@
 """The SQLite store's bookkeeping beside the memories: change numbers, the recall log,
 upkeep runs, and the aggregate counts the lifecycle reports.
 
-Kept out of store.py so that module stays about memories and their indexes; the
+Kept apart from the memories (store.py) and their indexes (keywords.py, vectors.py); the
 `SQLiteStore` holds one `Ledger` and answers the Store protocol's bookkeeping methods
 through it. Every rule (half-lives, what is protected, bucket bounds) arrives as an
 argument from the lifecycle: this module only counts, in SQL.
