@@ -185,10 +185,11 @@ def replay(case: Case, service: Any, workdir: Path) -> None:
     base = {"session_id": session_id, "transcript_path": str(path), "cwd": cwd,
             "permission_mode": "default"}
 
+    now = [cwd]  # Claude Code reports the shell's folder, which a Bash `cd` moves
+
     def fire(event: str, **extra: Any) -> Any:
-        request = {"event": event, "payload": {**base, "hook_event_name": event, **extra},
-                   "project": project}
-        return handle(service, request)
+        payload = {**base, "cwd": now[0], "hook_event_name": event, **extra}
+        return handle(service, {"event": event, "payload": payload, "project": project})
 
     answered = False
     with open(path, "w", encoding="utf-8") as out:
@@ -204,6 +205,8 @@ def replay(case: Case, service: Any, workdir: Path) -> None:
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
             if entry.get("isSidechain"):
                 continue
+            if isinstance(entry.get("cwd"), str) and entry["cwd"]:
+                now[0] = entry["cwd"]
             message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
             content = message.get("content") if isinstance(message.get("content"), list) else []
             if entry.get("type") == "assistant":

@@ -239,7 +239,9 @@ def is_recipe(command: str, cwd: str | None) -> bool:
         return False  # `prettier --write a.ts b.ts c.ts`: this change's files, not a recipe
     root = (cwd or "").rstrip("/") + "/"
     for segment in shell.segments(command):
-        if segment[:1] == ["cd"] and len(segment) == 2 and SCRATCH_RE.match(segment[1]):
+        if segment[:1] == ["cd"] and len(segment) == 2 and SCRATCH_RE.match(segment[1]) and (
+            not (cwd and segment[1].startswith(root))  # a project that lives in /tmp
+        ):
             return False  # `cd /tmp/zigtry && zig run main.zig`: a throwaway, no recipe
         for word in segment:
             if word.startswith(("/", "~")) and _SCRIPT_RE.search(word) and not (
