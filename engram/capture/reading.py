@@ -1,6 +1,6 @@
 """Reading what people and the assistant wrote: rules in a person's words, the passages
 that give reasons, the gist of a text, what a wrap-up leaves open, the answers to the
-agent's questions. Words decide only what structure cannot (see lexicon.py).
+agent's questions. Words decide only what structure cannot (see lexicon/).
 """
 
 from __future__ import annotations

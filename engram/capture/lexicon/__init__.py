@@ -1,0 +1,147 @@
+"""The few word lists capture needs, in the languages developers write in.
+
+Capture reads structure first (a failure, edits, the same command passing; an edit
+reverted; an answer to a question). Words decide only what structure cannot: whether a
+sentence a user typed states a lasting rule, whether the text before an edit gives a
+reason, whether a wrap-up leaves something open. Each list covers English, Russian,
+German, French, Spanish, Portuguese, Chinese and Japanese, and the commonest phrasings in
+Italian, Polish and Korean (and, for work left open, Dutch and Turkish); patterns are matched
+case-insensitively, with word boundaries only where the script has spaces.
+
+The lists are grouped by what they recognise: rules.py (lasting rules and what only looks
+like one), reasons.py (the parts of a reason), problems.py (problems, diagnoses, mistakes
+owned), attempts.py (tries, failures, pushback), open_work.py (work handed off or put
+off), wrap_up.py (what a wrap-up leaves open), asks.py (what a prompt asks for), and
+words.py (how a list is built, how text is cut into sentences).
+"""
+
+from __future__ import annotations
+
+from .asks import (
+    CHOICE_RE,
+    DIRECTIVE_RE,
+    EXPLAIN_RE,
+    NO_CHANGES_RE,
+    REHEARSAL_RE,
+    REVIEW_RE,
+)
+from .attempts import (
+    ABANDON_RE,
+    CORRECTION_RE,
+    DID_NOT_WORK_RE,
+    DOUBT_RE,
+    NO_EFFECT_RE,
+    TRYING_RE,
+)
+from .open_work import (
+    DEFER_RE,
+    HANDOFF_RE,
+    LATER_WORK_RE,
+    UNDECIDED_RE,
+    USER_NOT_YET_RE,
+    WONDER_RE,
+)
+from .problems import (
+    ACKNOWLEDGE_RE,
+    BUG_FOUND_RE,
+    CAUSE_LABEL_RE,
+    DIAGNOSIS_RE,
+    FIX_LABEL_RE,
+    FOUND_IT_RE,
+    PROBLEM_RE,
+    SELF_ERROR_RE,
+)
+from .reasons import (
+    ALTERNATIVE_RE,
+    CAUSE_RE,
+    CONSEQUENCE_RE,
+    EVALUATIVE_RE,
+    LIMITATION_RE,
+    MECHANICS_RE,
+    NARRATION_RE,
+    PURPOSE_RE,
+)
+from .rules import (
+    EMPHASIS_RE,
+    LASTING_RE,
+    NEVER_HAPPENS_RE,
+    NOT_A_RULE_RE,
+    OBLIGATION_RE,
+    PREFERENCE_RE,
+    PROHIBITION_RE,
+    RULE_SUBJECT_RE,
+    SCHEDULE_RE,
+    SELF_REPORT_RE,
+)
+from .words import (
+    SENTENCE_SPLIT_RE,
+    sentences,
+)
+from .wrap_up import (
+    CHOICE_ASK_RE,
+    GENERIC_YOU_RE,
+    NOTHING_OPEN_RE,
+    OFFER_RE,
+    OPEN_HEADING_RE,
+    STILL_OPEN_RE,
+    TO_USER_RE,
+    UNCERTAIN_RE,
+)
+
+# The names capture, the service and the tests use as lexicon.NAME.
+__all__ = [
+    "ABANDON_RE",
+    "ACKNOWLEDGE_RE",
+    "ALTERNATIVE_RE",
+    "BUG_FOUND_RE",
+    "CAUSE_LABEL_RE",
+    "CAUSE_RE",
+    "CHOICE_ASK_RE",
+    "CHOICE_RE",
+    "CONSEQUENCE_RE",
+    "CORRECTION_RE",
+    "DEFER_RE",
+    "DIAGNOSIS_RE",
+    "DID_NOT_WORK_RE",
+    "DIRECTIVE_RE",
+    "DOUBT_RE",
+    "EMPHASIS_RE",
+    "EVALUATIVE_RE",
+    "EXPLAIN_RE",
+    "FIX_LABEL_RE",
+    "FOUND_IT_RE",
+    "GENERIC_YOU_RE",
+    "HANDOFF_RE",
+    "LASTING_RE",
+    "LATER_WORK_RE",
+    "LIMITATION_RE",
+    "MECHANICS_RE",
+    "NARRATION_RE",
+    "NEVER_HAPPENS_RE",
+    "NOTHING_OPEN_RE",
+    "NOT_A_RULE_RE",
+    "NO_CHANGES_RE",
+    "NO_EFFECT_RE",
+    "OBLIGATION_RE",
+    "OFFER_RE",
+    "OPEN_HEADING_RE",
+    "PREFERENCE_RE",
+    "PROBLEM_RE",
+    "PROHIBITION_RE",
+    "PURPOSE_RE",
+    "REHEARSAL_RE",
+    "REVIEW_RE",
+    "RULE_SUBJECT_RE",
+    "SCHEDULE_RE",
+    "SELF_ERROR_RE",
+    "SELF_REPORT_RE",
+    "SENTENCE_SPLIT_RE",
+    "STILL_OPEN_RE",
+    "TO_USER_RE",
+    "TRYING_RE",
+    "UNCERTAIN_RE",
+    "UNDECIDED_RE",
+    "USER_NOT_YET_RE",
+    "WONDER_RE",
+    "sentences",
+]

@@ -1,0 +1,111 @@
+"""Words of a problem: the person reporting one, the assistant diagnosing or owning one.
+
+A reported problem turns a request into a bug report; a diagnosis, a labelled cause or fix,
+a bug found on the way or a mistake owned tells what the bug was and why.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .words import _words
+
+# The assistant telling of a bug it found on the way: "the subagent found a real bug:
+# author-time is kept as a string", "нашёл реальный баг".
+BUG_FOUND_RE = re.compile(_words(
+    r"\b(found|spotted|noticed|uncovered|hit) (a|an|one|another) (real |actual |genuine |"
+    r"separate |second )?(bug|defect)\b", r"\b(нашёл|нашел|нашла|заметил) (ещё )?(один |"
+    r"реальный |настоящий )?баг", r"\b(encontró|encontré|encontrou|achei) (un|um) (bug|error|erro) "
+    r"(real|de verdad|de verdade)\b", r"\ba trouvé un (vrai )?bug\b", r"\bhat einen (echten )?"
+    r"(bug|fehler) gefunden\b", r"发现了?一个(真正的)?bug", r"本物のバグ",
+), re.IGNORECASE)
+
+# The assistant saying it has found the cause: what follows is the diagnosis.
+FOUND_IT_RE = re.compile(
+    r"^\W*(found it|got it|there it is|that's it|encontrad[oa]|achei|lo encontré|encontré|"
+    r"trouvé|gefunden|нашёл|нашел|вот оно|找到了|找到原因|見つけ(た|ました))\W*$",
+    re.IGNORECASE)
+
+# A reported problem: what turns a request into a bug report.
+PROBLEM_RE = re.compile(_words(
+    r"\b(fail(s|ed|ing)?|bug|broken|crash(es|ed|ing)?|wrong|duplicates?|twice|regression|flaky|"
+    r"hangs?|leak(s|ing)?|mismatch|exception|traceback|times? out|doesn't work|not working|"
+    r"stopped working|panic|segfault|chokes?|throws|raises|errors out|falling over|falls over|"
+    r"oom(-killed)?|out of memory|too slow|way too slow)\b",
+    r"\b(gets?|getting|returns?|returning|with|an?) (an? )?(\w+ )?(error|500|404)\b",
+    # an HTTP status seen, something that stopped happening: "gives 403 in the network
+    # tab", "stopped saving after #214", "no longer loads"
+    r"\b(gives?|giving|gave|got|returns?|returning|returned|throws?|answers?) (an? |me )?"
+    r"(http )?[45]\d\d\b", r"\bstopped (\w+ing)\b", r"\bno longer (works?|\w+s)\b",
+    # an exception named in passing: "No worker aparece um DoesNotExist"
+    r"(?-i:\b[A-Z]\w*(Error|Exception)\b|\bDoesNotExist\b)",
+    r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"подвиса", r"зависа",
+    r"тормоз", r"съезжа", r"не (приходит|приходят|доходит|доходят|сохраняет|грузит)",
+    r"fehler", r"kaputt",
+    r"schlägt fehl", r"stürzt ab", r"doppelt", r"erreur", r"plante", r"échoue", r"cassé",
+    r"en double", r"deux fois", r"falla", r"roto", r"duplicad", r"dos veces", r"erro\b",
+    r"\bfalh(a|as|am|ou|aram|ando)\b", r"\bnão (chega|aparece|carrega|funciona|salva|abre)\b",
+    r"\bnunca (aparece|chega|llega|carga)\b",
+    r"\bno (llega|llegan|aparece|aparecen|carga|cargan|funciona|funcionan|pide|guarda|arranca)\b",
+    r"quebr", r"duas vezes", r"报错", r"错误", r"失败", r"崩溃", r"重复", r"エラー", r"失敗",
+    r"落ちる", r"重複", r"バグ", r"不再", r"卡住", r"卡死", r"死机", r"没反应",
+    r"errore", r"duplicat", r"błąd", r"dubluj", r"podwójn",
+    r"에러", r"오류", r"깨져", r"중복",
+), re.IGNORECASE)
+# A labelled line of a wrap-up that names a cause or a fix.
+# A labelled line of a wrap-up that states the fix: part of the bug, not a decision.
+FIX_LABEL_RE = re.compile(
+    r"^\W*(key )?(fix(es|ed)?|solution|correctif|correction|arreglo|solución|correção|"
+    r"исправление|lösung|behoben|修复|修正|対応)\b[^:：]{0,30}[:：]",
+    re.IGNORECASE,
+)
+CAUSE_LABEL_RE = re.compile(
+    r"^\W*(root cause|cause|problem|issue|the bug|why( it (broke|failed|happened|crashed))?|"
+    r"what (was wrong|happened|broke)|ursache|problem|warum|причина|проблема|почему|"
+    r"cause racine|pourquoi|causa|por qu[ée]|原因|為什麼|为什么|問題|なぜ)\W*[:：]\s*(?P<text>.+)$",
+    re.IGNORECASE,
+)
+# The assistant announcing what it found wrong: "Deux problèmes dans ra_ajax_book :", "the
+# bug is", "问题出在" — a bug report, however the user worded what they saw.
+DIAGNOSIS_RE = re.compile(_words(
+    r"\b(two|three|several|a few|\d|both) (problems|bugs|issues)\b", r"\bобе проблемы\b",
+    r"\bbeide (probleme|fehler)\b", r"\bles deux (problèmes|bugs)\b",
+    r"\bambos (problemas|bugs|errores|erros)\b", r"两个问题",
+    r"\bthe (bug|problem|issue|root cause) (is|was|here is)\b", r"\bfound (it|the (bug|cause))\b",
+    r"\b(deux|trois|plusieurs) (problèmes|bugs|soucis)\b", r"\ble (problème|bug|souci) "
+    r"(est|vient|c'est)\b", r"\b(zwei|drei|mehrere) (probleme|bugs|fehler)\b",
+    r"\bdas problem (ist|liegt)\b", r"\bder (fehler|bug) (ist|liegt)\b",
+    r"\b(dos|tres|varios) (problemas|bugs|errores)\b", r"\bel (problema|bug|error) (es|está|"
+    r"viene)\b", r"\b(dois|três|vários) (problemas|bugs|erros)\b", r"\bo (problema|bug|erro) "
+    r"(é|está|vem)\b", r"\b(две|три|несколько) (проблемы|ошибки|бага)\b", r"\bпроблема в\b",
+    r"\b(due|tre) (problemi|bug)\b", r"\bil problema è\b", r"(两|三|几)个(问题|bug|坑)",
+    r"问题(是|在于|出在)", r"(二つ|2つ|三つ|3つ)の(問題|バグ)", r"問題は", r"문제는",
+    r"(두|세) (가지 )?문제",
+    # "Aquí hay un problema: …", "there's a bug here"
+    r"\b(here's|here is|there's|there is|i (see|found|noticed)) (a|one|another) (real )?"
+    r"(problem|bug|issue)\b", r"\bhay (un|otro) (problema|bug|error)\b",
+    r"\bil y a (un|une|un autre) (problème|bug|souci)\b",
+    r"\b(da ist|es gibt) (noch )?(ein|einen) (problem|bug|fehler)\b",
+    r"\b(há|tem) (um|outro) (problema|bug|erro)\b", r"\bc'è un (problema|bug)\b",
+    r"(тут|есть|вот) (ещё )?(одна )?проблема", r"有(个|一个)(问题|bug)", r"問題があります",
+), re.IGNORECASE)
+
+# The assistant owning a mistake it made: what follows is a bug and its cause.
+SELF_ERROR_RE = re.compile(_words(
+    r"\bmy (mistake|bad|fault|error)\b", r"\bi forgot\b", r"\bi had forgotten\b",
+    r"\bmein fehler\b", r"\bich habe .{0,40}vergessen\b", r"\b(ma faute|mon erreur)\b",
+    r"\bj'ai oublié\b", r"\b(mi error|errata mía|error mío)\b", r"\bolvidé\b",
+    r"\b(erro meu|meu erro)\b", r"\besqueci\b", r"\b(errore mio|mio errore|colpa mia)\b",
+    r"\bho dimenticato\b", r"\bmój błąd\b", r"\bzapomniałe?m\b", r"моя ошибка",
+    r"\bя забыл", r"我的错", r"我忘了", r"私のミス", r"忘れていました", r"제 실수",
+), re.IGNORECASE)
+# The assistant agreeing that what the user reports is a problem.
+ACKNOWLEDGE_RE = re.compile(
+    r"^\W*(you're right|you are right|right|good catch|good point|indeed|true|ah,? (right|yes)|"
+    r"верно|точно|вы правы|ты прав|stimmt|richtig|du hast recht|guter punkt|"
+    r"vous avez raison|tu as raison|effectivement|en effet|exact|"
+    r"tienes razón|tiene razón|cierto|es verdad|você tem razão|verdade|é verdade|"
+    r"hai ragione|giusto|vero|racja|masz rację|faktycznie|"
+    r"确实|你说得对|没错|確かに|おっしゃる通り|その通り|맞아요|맞습니다)(?!\w)",
+    re.IGNORECASE,
+)

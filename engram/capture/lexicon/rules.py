@@ -1,0 +1,300 @@
+"""Words that make a sentence a person typed a lasting rule, and those that only look like one.
+
+A rule is something to follow in all future work: said as lasting ("from now on", "always"),
+as an obligation or a prohibition in a short sentence, as a preference, with emphasis, or as a
+team's convention with a schedule. What never happens, what the person did themselves and the
+everyday "don't worry" forbid nothing and keep a sentence from becoming a rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .words import _words
+
+# A rule for all future work: the strongest sign that a sentence is a rule, not a request.
+_LASTING = _words(
+    r"\balways\b", r"\bnever\b(?! ?mind)", r"\bfrom now on\b", r"\bgoing forward\b",
+    r"\bin (the )?future\b",
+    r"\bevery time (you|we|someone|anyone|anybody|somebody|a |an )", r"\bwhenever (you|we)\b",
+    r"\bza każdym razem,? (jak|gdy) (ktoś|ktos|dodajemy)",
+    r"\bin this (repo|repository|project|codebase|team)\b",
+    r"\bin our (repo|codebase|project|team)\b", r"\bby default\b", r"\bas a rule\b",
+    r"\bat all times\b", r"\bno matter what\b", r"\bon purpose\b", r"\bdeliberately\b",
+    r"\bby design\b", r"\bintentionally\b",
+    # everything of a kind, for good: "everything in prod gets protect: true"
+    r"\beverything (in|on|under|touching|that touches|talking to) \S+( \S+){0,3} (gets|has|is|"
+    r"stays|goes|must)\b",
+    r"\balles (in|auf) \S+ (bekommt|hat|ist|muss)\b", r"\btout (en|sur|dans) \S+ (a|doit|est)\b",
+    r"\btodo (en|lo de) \S+ (lleva|tiene|debe|va)\b", r"\btudo (em|no|na) \S+ (leva|tem|deve)\b",
+    # a state to keep: "and it stays that way", "パーサは今のままで"
+    r"\b(it|that|this) (stays|remains) (that way|so|as it is|as is)\b", r"\bkeep it that way\b",
+    r"\b(und )?(das|es) bleibt (so|dabei)\b", r"\b(soll|muss) (auch )?so bleiben\b",
+    r"\bshould (stay|remain) (that way|as it is|as is)\b", r"\breste(ra)? comme (ça|ca)\b",
+    r"\bse (queda|mantiene) así\b", r"\b(fica|continua) assim\b", r"так и остав",
+    r"\bresta così\b", r"保持(不变|现状|原样)", r"今の.{0,20}のまま(で|に)", r"のままにして",
+    # ru
+    r"всегда", r"никогда", r"с этого момента", r"отныне", r"впредь", r"в дальнейшем",
+    r"каждый раз", r"(в )?(этом|этого|нашем|нашего) (репо|репозитори|проект)",
+    r"у нас (принято|так)",
+    # de
+    r"\bimmer\b(?! noch)", r"\bniemals\b",
+    # German "nie" (never), not the Polish "nie" (not): no Polish letters in the sentence
+    r"\bnie\b(?![^.!?\n]*[ąęłńśźżć])", r"\bab (jetzt|sofort)\b", r"\bvon nun an\b",
+    r"\bkünftig\b", r"\bin zukunft\b", r"\bgrundsätzlich\b", r"\bjedes mal\b",
+    # "here we use Flyway": how this project does things
+    r"\bhere we (use|don't|do not|never|always)\b", r"\bqui (usiamo|si usa|non usiamo)\b",
+    r"\bici on (utilise|n'utilise)\b", r"\bhier (nutzen|verwenden) wir\b",
+    r"\baquí (usamos|no usamos)\b", r"\baqui (usamos|a gente usa|não usamos)\b",
+    r"\b(in )?(diesem|dieses|unserem) (repo|projekt)", r"\bbei uns\b",
+    # "aquí/acá" alone is "here" ("incluye aquí el código"); a verb after it makes it ours
+    r"\b(aquí|aqui|acá|aca),? (no )?(se )?(usa|usamos|trabajamos|hacemos|va|van|corre|"
+    r"corren|todo|nada|nunca|siempre|solo|sólo)\b",
+    # fr
+    # "toujours" is "always" before an infinitive or after an imperative, else "still"
+    r"\btoujours (\w+er|\w+ir|\w+re)\b", r"\b\w+(e|ez) toujours\b", r"\bjamais\b",
+    r"\bdésormais\b", r"\bdorénavant\b",
+    r"\bà partir de maintenant\b", r"\bà l'avenir\b", r"\bchaque fois\b",
+    r"\b(dans ce|de ce|du) (dépôt|projet|repo)\b", r"\bchez nous\b", r"\bici,? tout\b",
+    # es / pt
+    r"\bsiempre\b", r"\bnunca\b", r"\ba partir de ahora\b", r"\bde ahora en adelante\b",
+    r"\ben adelante\b", r"\bcada vez\b", r"\ben este (repo|proyecto)\b",
+    r"\bsempre\b", r"\ba partir de agora\b", r"\bdaqui (pra|para) frente\b",
+    r"\bneste (repo|projeto)\b", r"\btoda vez\b",
+    # it / pl / ko
+    r"\bmai\b", r"\bd'ora in poi\b", r"\bda ora in poi\b", r"\bda noi\b",
+    r"\bin questo (repo|progetto)\b", r"\bnigdy\b", r"\bzawsze\b", r"\bod teraz\b",
+    r"\bu nas\b", r"\bw tym (repo|projekcie)\b", r"항상", r"절대", r"앞으로", r"매번", r"우리 팀",
+    # zh / ja
+    r"总是", r"始终", r"一律", r"永远", r"以后", r"今后", r"从现在开始", r"从今以后", r"每次",
+    r"(这个|我们的)?(仓库|项目)里", r"このリポジトリ", r"このプロジェクトでは",
+    r"常に", r"いつも", r"必ず", r"絶対に", r"決して", r"今後", r"これから", r"以降", r"毎回",
+)
+# Obligation and prohibition: a rule when the sentence is short and not a one-off request.
+# A quantity with its unit: what a budget or a limit is stated in.
+_BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|"
+           r"[kmg]b|k|px|rps|retries|times|минут\w*|секунд\w*|час\w*|дн\w*|дней|"
+           r"minuten|sekunden|stunden|tage|minutos|segundos|horas|días|dias|heures|jours|"
+           r"分钟|秒|小时|天|分|時間|日)(?!\w)")
+_OBLIGATION = _words(
+    r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdo not\b", r"\bshould never\b",
+    r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
+    r"\bno more\b", r"\bstick (to|with)\b", r"\b(nothing|no one|nobody) (may|must) be\b",
+    # a condition that must hold first: "not without a benchmark that shows it matters"
+    r"\bnot without (a|an|the|some|any)\b", r"\b(we're|we are) stuck (on|with)\b",
+    r"\bhängen\b.{0,60}\bfest\b", r"\bnichts (aus|von) \S+", r"\bnothing from \S+",
+    r"\bnicht ohne\b", r"\bpas sans\b", r"\bno sin\b",
+    r"\bnão sem\b", r"\bне без\b", r"\bnon senza\b", r"\bnever\b(?! ?mind)",
+    r"\bbloqué(e|s)? (en|sur|à)\b", r"(^|[.;:]\s*)ne pas (?!oublier|hésiter|s'inquiéter)\w+",
+    r"(?-i:\bNOT an? (new )?\w+)", r"(^|[.;,]\s*)(touche|lance|fais|mets|change|supprime|pousse|"
+    r"commite|ajoute|utilise|installe|modifie)s? pas\b",
+    # nothing by hand: "na prod nic ręcznie", "nada a mano en prod"
+    # a thing refused with a trailing "no": "no, cron nuevo no.", "Redis não."
+    r"(^|[.;:]\s*)(no,\s*)?(?!(creo|acho|por|todavía|aún|ainda|yo|eu|ahora|agora|the|a|an|it|"
+    r"that|this|i|we|you|my|our|answer)\b)[\w/-]+( (?!(is|are|was|were|be)\b)[\w/-]+){0,2} "
+    r"(no|não)\s*[.!]",
+    r"\bnothing (by hand|manually)\b", r"\bnic ręcznie\b", r"\bnada a mano\b",
+    r"\brien à la main\b", r"\bnichts (von hand|manuell)\b", r"\bnada na mão\b",
+    r"ничего (руками|вручную)", r"不要手动", r"手動で(は)?(何も)?しない",
+    r"\b(está|estamos|están) (atascad|atad)\w* (a|en)\b",
+    r"\bpres[oa]s? (a|em|no|na)\b",
+    r"\bpin(ned)? (it |\S+ )?(to|at)\b",
+    # a budget stated as acceptable: "15 minutes stale is fine", "bis 200 ms reicht"
+    _BUDGET + r"[^.;!?]{0,60}\b(is|are) (fine|ok|okay|acceptable|good enough)\b",
+    _BUDGET + r"[^.;!?]{0,60}\b(reicht|genügt|ist (ok|okay|in ordnung|akzeptabel))\b",
+    _BUDGET + r"[^.;!?]{0,60}\b(suffit|est acceptable|ça va)\b",
+    _BUDGET + r"[^.;!?]{0,60}\b(basta|es aceptable|está bien|é aceitável|tá bom|está bom)\b",
+    _BUDGET + r"[^.;!?]{0,60}(нормально|допустимо|достаточно)",
+    _BUDGET + r"[^。；！？]{0,30}(可以接受|就够了|没问题|也行)",
+    _BUDGET + r"[^。；！？]{0,30}(で十分|で問題ない|で構わない)",
+    r"\bwe('re| are) not (using|pulling|adding|going|doing|touching|shipping)\b",
+    r"\bwe (don't|do not|never|won't) (use|pull|add|do|touch|ship|deploy|merge|commit)\b",
+    r"\bkeep (functions|files|lines|methods|it|them)\b.*"
+    r"\b(under|below|short|small|at most)\b", r"\bno \w+(\s\w+)? (in|on|for) (this|the|our)\b",
+    r"\buse \S+(?: \S+)?,? (not|instead of|rather than)\b", r"\bnot \S+,? (use|but)\b",
+    # ru
+    r"\bне (используй|используем|использовать|надо|нужно|делай|трогай|добавляй|пиши|меняй|"
+    r"коммить|пушь|пушить|удаляй|ставь)", r"\bнельзя\b", r"\bобязательно\b",
+    r"\bдолж(ен|на|ны|но)\b", r"\bзапрещено\b", r"\bизбегай",
+    # de
+    r"\b(bitte )?keine?n?\b \w+(\s\w+)? (verwenden|benutzen|nutzen|einbauen|hinzufügen|mehr)\b",
+    r"^\s*bitte keine?", r"\b(verwende|benutze|nutze|ändere|committe|pushe|lösche|rühre|"
+    r"füge)\w* (\S+ ){0,3}nicht\b", r"\bmuss\b", r"\bmüssen\b", r"\bdarf nicht\b",
+    r"\bdürfen nicht\b", r"\bverboten\b", r"\bvermeide",
+    # fr
+    r"(^|[,;:]\s*|\bet\s+|\bmais\s+)(ne|n')\s*\w+\s+(pas|jamais|plus)\b",
+    r"\bil ne faut (pas|jamais)\b", r"\bil faut\b", r"\bdoi(t|vent)\b", r"\binterdit\b",
+    r"\bévite",
+    # es / pt
+    r"\bno (uses|usa|usamos|usar|hagas|toques|añadas|agregues|cambies|subas|borres)\b",
+    r"\bdebe(s|mos|n)?\b",
+    r"\bhay que\b", r"\btiene(s|n)? que\b", r"\bprohibido\b", r"\bevita",
+    r"\bnão (use|usa|usamos|usar|faça|mexa|adicione|mude|suba|apague)\b", r"\bdeve(mos|m)?\b",
+    r"\btem que\b", r"\bproibido\b",
+    # it / pl / ko
+    r"\bnon (usare|usiamo|toccare|aggiungere|fare|cambiare|committare|pushare|cancellare)\b",
+    r"\b(devi|dobbiamo|bisogna)\b", r"\bvietato\b", r"\bnie (używa|używaj|rób|dodawaj|ruszaj|"
+    r"zmieniaj|commituj|pushuj|usuwaj)\w*", r"\bnie wolno\b", r"\bmusi(sz|my)?\b", r"\bzakaz",
+    r"마세요", r"말아 ?주세요", r"하지 ?마", r"쓰지 ?마", r"안 ?됩니다", r"금지", r"반드시",
+    r"해야 ?(한다|합니다|해요)", r"고정해", r"돼야", r"되어야",
+    # what others rely on: "bitte 429 mit Retry-After – darauf verlassen sich die SDKs"
+    r"\b(rel(y|ies)|depend(s)?) on (it|this|that)\b", r"\b(darauf|drauf) verlass",
+    r"\bverlass\w* sich (darauf|drauf)\b", r"\b(en|y) dépend(ent)?\b",
+    r"\bdependen de (eso|ello|esto)\b", r"\bdependem disso\b",
+    r"(на это|на него|от этого) (полагаются|рассчитывают|завязан)",
+    # the only way through: "кластер только через VPN", "only via the bastion"
+    r"\bonly (through|via|over|from) (the |a |our )?\w+", r"\bтолько через\b",
+    r"\bnur (über|via)\b", r"\b(uniquement|seulement) (via|par)\b",
+    r"\bsolo (a través de|vía)\b", r"\bsó via\b", r"只能(通过|走)",
+    # a budget the work must fit: "buildable in a month by 3 people", "has to run on the Pi 3"
+    r"\b(buildable|doable|deliverable|shippable|achievable|feasible) (in|within) (a|an|one|two|"
+    r"three|four|\d+) (days?|weeks?|months?|sprints?)\b", r"\bhas to (run|work|fit) on\b",
+    # a version still supported: "0.9 держим", "we still support Python 3.9"
+    r"\bwe (still )?(support|keep supporting)\b", r"\b(держим|поддерживаем)\b",
+    r"\bunterstützen wir (noch|weiterhin)\b", r"\bon supporte (encore|toujours)\b",
+    r"\b(seguimos soportando|todavía soportamos|ainda suportamos)\b", r"(还要|仍然|继续)支持",
+    r"サポートし続け",
+    # someone insisting (en, ru, de, fr/es/pt)
+    r"\binsists?\b", r"\binsisting\b", r"настаива", r"bestehen? darauf", r"\binsist(e|ent|en)\b",
+    # zh / ja
+    r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装|拼|写|搞|跑|开|建|往|刷|推|部署)", r"用不了",
+    r"不能(用|上|引入)", r"(我们|这里|项目里|团队)不用", r"不用\s?[A-Z][A-Za-z]+", r"只走",
+    r"要[^，。；]{0,20}[A-Za-z`][^，。；]{0,20}[，,]\s?(不然|否则)",
+    r"不得", r"禁止", r"必须", r"务必", r"一定要",
+    r"只用", r"只能", r"不准", r"不许", r"不让", r"不能用", r"不可以",
+    r"しないで", r"ないでください", r"使わないで", r"なければならない", r"なければいけない",
+    r"べき", r"てはいけない", r"ちゃだめ",
+)
+# Flags a person puts on what matters: "Important:", "Wichtig:", "Важно:".
+EMPHASIS_RE = re.compile(
+    # "important" that marks what is said, not "the important context" it qualifies
+    r"\b(importantly|important(?=\s*[:!—-])|(it'?s|it is|very|really|super|most) important|"
+    r"important(?= (that|to|for)\b)|^important\b|c'est important|note that|keep in mind|"
+    r"remember( that| to)|heads up|crucial|critical|"
+    r"rules?|house rules?|conventions?|ground rules)\b|"
+    # a list of conditions announced as such: "constraints: …", "Vorgaben:", "几个前提："
+    # "remember: …" flags what follows; "remember lower bounds" asks a program to keep them
+    r"\bremember\s*[:：]|"
+    r"\b(constraints|requirements|restrictions|ограничения|требования|vorgaben|einschränkungen|"
+    r"anforderungen|contraintes|exigences|restricciones|requisitos|restrições)\s*[:：]|"
+    r"前提|约束|制約|"
+    r"правил|\bregeln?\b|\brègles?\b|\breglas?\b|"
+    r"\bregras?\b|规矩|规则|规定|ルール|決まり|\bacordate\b|\brecord[áa]\b|\brecuerda\b|"
+    r"\blembr[ae]\b|n'oublie pas|\bdenk dran\b|помни|не забывай|覚えて|记住|"
+    r"\breminders?\b|напоминаю|\bzur erinnerung\b|\b(pour )?rappel\b|\brecordatorio\b|"
+    r"\bi (already )?told you\b|\bas i said\b|\bte lo (he|había) dicho\b|\bya te (lo )?dije\b|"
+    r"\bje te l'ai (déjà )?dit\b|\bhab(e)? ich (dir )?(doch )?(schon )?gesagt\b|"
+    r"\beu (já )?te disse\b|"
+    r"я же (говорил|сказал)|我(已经)?说过|言ったよね|말했잖아|"
+    r"\blembrete\b|提醒|念のため|"
+    r"\bthe (whole|entire) point (is|was|of)\b|"
+    r"\bwichtig\b|\bachtung\b|важно|внимание|\bimportante\b|\batención\b|"
+    r"\batenção\b|重要|注意|大事|必ず|"
+    # not up for discussion: "one hard rule", "una cosa innegociable", "security policy"
+    r"\bnon-?negotiable\b|\bhard (rule|requirement|constraint)\b|\bnicht verhandelbar\b|"
+    r"\bnon négociable\b|\binnegociable\b|\binegociável\b|\bnon negoziabile\b|не обсуждается|"
+    r"没(得|有)商量|不容商量|譲れない|\b(security|company|team|our|house) polic(y|ies)\b|"
+    r"\bpolítica (de seguridad|de segurança|da empresa|de la empresa)\b|"
+    r"\bpolitique (de sécurité|de l'entreprise|maison)\b|\b(sicherheits|firmen)richtlinie|"
+    r"политика безопасности|安全(策略|政策)|セキュリティポリシー|方針|方针|방침",
+    re.IGNORECASE,
+)
+# Spanish "no" before a verb negates a statement ("no anduvo", "pero no resolvió", "no
+# funciona"), it forbids nothing: past and imperfect endings, and the commonest verbs.
+_SPANISH_NEGATED_VERB = (
+    r"(?:\w+(?:ó|aba|aban|ía|ían|uvo|ieron|aron)\b|(?:resolvio|funciono|rompio|compilo|"
+    r"es|está|están|era|fue|hay|va|anda|sé|sabe|funciona|funcionan|sirve|carga|compila|"
+    r"corre|aparece|encuentra|existe|puedo|puede|pude|tengo|tiene|hace|veo|entiendo|sale|"
+    r"llega|llegan|pide|piden|salen|aparecen|cargan|guarda|muestra|responde|arranca|abre)\b)")
+# Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
+PROHIBITION_RE = re.compile(
+    r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
+    r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому)\s+)"
+    r"(żadnych|żadnego|żadnej|no(?!\s+" + _SPANISH_NEGATED_VERB + r"|\s+\S+\s+(aparece|aparecem|"
+    r"acontece|fica|ficam|tem|têm|há|está|estão|roda|rodam|sai|mostra|existe|chega)\b)|"
+    r"keine?n?|pas d[e']|nada de|"
+    r"sem|ni|никаких|никакого|никакой)\s+[`'\"«“@.-]?\w+|"
+    r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
+    r"табу|под запретом|interdit|prohibido|proibido)\b",
+    re.IGNORECASE,
+)
+
+# Taste rather than law: these make a preference.
+_PREFERENCE = _words(
+    r"\bi prefer\b", r"\bwe prefer\b", r"\bprefer\b", r"\bi'd rather\b", r"\bi would rather\b",
+    r"\bi like\b", r"\bi don't like\b", r"\bi want\b.*\b(to be|style|format)\b",
+    r"\bplease use\b", r"\bi'm a fan of\b",
+    r"предпочита", r"мне (больше )?нравится", r"лучше (использовать|писать|делать)",
+    r"\bbevorzuge", r"\blieber\b", r"\bmir gefällt\b",
+    r"\bje préfère\b", r"\bpréfér", r"\bplutôt\b", r"\bj'aime\b",
+    r"\bprefiero\b", r"\bprefiere\b", r"\bme gusta\b", r"\bprefiro\b", r"\bprefere\b",
+    r"\bgosto de\b", r"\bmelhor usar\b", r"\bmejor usar\b",
+    r"更喜欢", r"偏好", r"优先", r"倾向", r"尽量", r"好む", r"好き", r"の方がいい", r"のほうがいい",
+    r"優先",
+    r"\bi'd like (it|them|the|to keep|us to)\b", r"\bpreferably\b",
+    r"я бы (хотел|предпоч)", r"мне удобнее", r"\bam liebsten\b", r"\bich hätte (lieber|gern)",
+    r"\bvorzugsweise\b", r"\bj'aimerais\b", r"\bde préférence\b", r"\bpreferimos\b",
+    r"\bprefira\b", r"\bpreferiría\b", r"\bpreferiria\b", r"\bme gustaría\b",
+    r"\bde preferencia\b", r"\bde preferência\b", r"好み", r"なるべく", r"できれば",
+    r"\bpreferisco\b", r"\bpreferiamo\b", r"\bmeglio (usare|se)\b", r"\bmi piace\b",
+    # the way the rest of the code does it: "like the existing tests", "既存のと同じく"
+    r"\b(like|same as|consistent with|matching) the (existing|other|rest)\b",
+    r"\bwie (die|der|das|den) (bestehenden|vorhandenen|anderen|übrigen)\b",
+    r"\bcomme (les|le|la) (existant|autres)", r"\bcomo (los|las|el|la|o|os|a|as) "
+    r"(existentes|demás|outr[oa]s|otr[oa]s)\b", r"как (в|и) (остальных|существующих)",
+    r"\bcome (gli|i|le) (altri|altre|esistenti)\b",
+    r"既存(の(もの)?)?と同じ", r"(和|跟|与)现有的?\S{0,6}一样",
+    r"\bwolę\b", r"\bwolimy\b", r"\blepiej (użyć|używać|pisać)\b", r"선호", r"좋겠", r"편해요",
+    # a taste shown by asking for more or less of something: "shorter commit messages please"
+    r"\b(shorter|longer|smaller|simpler|fewer|terser|plainer)\b[^.!?]{0,40}\bplease\b",
+    r"\bkeep (the |our |your )?\w+( \w+)? (short|shorter|brief|concise|terse|simple)\b",
+    r"\b(kürzere|einfachere|weniger)\b[^.!?]{0,40}\bbitte\b",
+    r"\bplus (courts?|courtes|simples?)\b[^.!?]{0,40}\bs'il te plaît\b|\bplus courts?, stp\b",
+    r"\bmás (cortos?|cortas?|simples?)\b[^.!?]{0,40}\bpor favor\b",
+    r"\bmais (curtos?|curtas?|simples?)\b[^.!?]{0,40}\bpor favor\b",
+    r"покороче", r"короче,? пожалуйста", r"简短一点", r"短めに",
+)
+
+# What never happens is a symptom, not a rule: "o ficheiro nunca aparece", "it never loads".
+NEVER_HAPPENS_RE = re.compile(
+    r"\b(never|nunca|jamais|nie|niemals) (\w+ )?(appears|arrives|loads|finishes|returns|shows|"
+    r"works|fires|completes|ends|happens|gets (called|sent|saved)|aparece|llega|chega|funciona|"
+    r"carga|carrega|termina|acaba|sale|sai|vuelve|volta|arrive|apparaît|marche|fonctionne|"
+    r"se termine|(kommt|erscheint|lädt|funktioniert|endet)( an)?)\b|"
+    r"никогда не (приходит|появляется|грузится|работает|заканчивается)|从来没(有)?\S{1,4}|"
+    r"一度も\S{1,6}(ない|ません)",
+    re.IGNORECASE)
+# Phrases that look like rules but ask for nothing lasting.
+SELF_REPORT_RE = re.compile(
+    r"\bi (never|always|don't|do not|didn't|did not) (call|called|use|used|did|do|had|touch|"
+    r"touched|wrote|write|run|ran|set|saw|see|get|got|import|imported|change|changed)\b",
+    re.IGNORECASE,
+)
+NOT_A_RULE_RE = re.compile(
+    r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|"
+    r"expect|believe|remember|recall|suppose|need"
+    r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
+    r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
+    r"them|yet)\b|\bjust (explain|tell|show|look)\b|"
+    r"\b(we|it|they|this|that|he|she) still (don't|do not|doesn't|does not|can't|cannot|won't)\b",
+    re.IGNORECASE,
+)
+
+# "We ship on Tuesdays", "our API is versioned": a team's convention stated as a fact.
+RULE_SUBJECT_RE = re.compile(
+    r"^\s*(we|our (team|code|api|repo|project)|this (repo|project|codebase))\b.*\b(use|ship|deploy|"
+    r"release|run|write|keep|follow|merge|name|version|pin|test|target)\w*\b",
+    re.IGNORECASE,
+)
+LASTING_RE = re.compile(_LASTING, re.IGNORECASE)
+# A recurring day: with a team's convention ("we ship on Tuesdays") it makes a rule.
+SCHEDULE_RE = re.compile(_words(
+    r"\b(on )?(mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
+    r"по (понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям)",
+    r"\b(montags|dienstags|mittwochs|donnerstags|freitags|samstags|sonntags)\b",
+    r"\blos (lunes|martes|miércoles|jueves|viernes|sábados|domingos)\b",
+    r"\b(às|nas) (segundas|terças|quartas|quintas|sextas)\b", r"每周[一二三四五六日天]",
+    r"毎週[月火水木金土日]曜",
+), re.IGNORECASE)
+OBLIGATION_RE = re.compile(_OBLIGATION, re.IGNORECASE)
+PREFERENCE_RE = re.compile(_PREFERENCE, re.IGNORECASE)
