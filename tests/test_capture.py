@@ -473,7 +473,7 @@ def test_a_wrap_up_labelling_what_was_wrong_is_a_bug_even_after_continue():
         Session().prompt("Is there a way to rewind the timeline?")
         .edit("app/client/src/lib/get-now.ts")
         .prompt("continue")
-        .say("Everything looks good.\n\n**Problem:** The timeline uses `Date.now()` as its "
+        .say("Everything looks good.\n\n**The problem:** The timeline uses `Date.now()` as its "
              "reference point, so historical events fall outside the visible range.\n\n"
              "**What I changed:** a `getNow()` utility that returns `timeOverride ?? "
              "Date.now()`, and a Rewind button.")
