@@ -827,6 +827,29 @@ _REJECTED = ("The user doesn't want to proceed with this tool use. The tool use 
              "what you are doing and wait for the user to tell you how to proceed.")
 
 
+def test_an_issue_the_session_filed_and_did_not_close_is_open_work():
+    session = (
+        Session().prompt("render the subagent rows")
+        .edit("lib/spotter_web/live/session_live.ex")
+        .bash('bd create --title="load_session_messages drops agent_id" --type=bug '
+              '--description="## Problem\nSessionLive maps messages without agent_id, so '
+              'subagents are only found by text pattern."',
+              "✓ Created issue: spotter-fum.5\n  Title: load_session_messages drops agent_id")
+        .bash('gh issue create --title "Flaky checkout test" --body "fails one run in ten"',
+              "https://github.com/acme/shop/issues/41")
+        .bash('bd create --title="Tidy the renderer" --type=task',
+              "✓ Created issue: spotter-fum.6")
+        .bash("bd close spotter-fum.6 --reason=done", "✓ Closed spotter-fum.6")
+        .bash('gh issue create --title "Never filed"', failed=True)
+        .say("Done; the agent_id gap is filed as spotter-fum.5.")
+    )
+    todos = found(session.extract(), "todo")
+    assert any(t.startswith("Open issue spotter-fum.5: load_session_messages drops agent_id "
+                            "— SessionLive maps messages") for t in todos), todos
+    assert any(t.startswith("Open issue #41: Flaky checkout test") for t in todos), todos
+    assert not any("Tidy the renderer" in t or "Never filed" in t for t in todos), todos
+
+
 def test_a_run_the_person_stopped_as_the_sessions_last_act_is_left_to_do():
     def session(*, then_said: bool, stopped: str = "Bash") -> Session:
         s = (Session().prompt("send the traces to Honeycomb instead of the console")

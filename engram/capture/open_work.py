@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import lexicon
+from . import lexicon, shell
 from .extractor import Extractor, Turn, is_prompt
 from .finding import Finding
 from .reading import (
@@ -44,6 +44,7 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
             ):
                 items.append(("todo", todo["content"], last_list.at, -1))
     items += [("todo", subject, at, -1) for subject, at in open_tasks(x.session.tools)]
+    items += [("todo", text, at, -1) for text, at in filed_issues(x.session.tools)]
     listed = [set(re.findall(r"\w+", text.lower())) for _, text, _, _ in items]
     # A question the user asked that the answer left open: the question and the answer.
     answered: set[int] = set()
@@ -187,6 +188,68 @@ def _put_off(sentence: str, marker: re.Pattern[str] = lexicon.DEFER_RE) -> str:
 _POINTS_BACK_RE = re.compile(
     r"\b(that|this|it|c'est|ça|cela|das|dies|eso|esto|isso|isto|questo)\b|это|так ли|"
     r"那|这|それ|これ", re.IGNORECASE)
+
+
+# Issue trackers driven from the shell: the words that file an issue, and that close one.
+_FILE_ISSUE = (["bd", "create"], ["bd", "new"], ["gh", "issue", "create"],
+               ["glab", "issue", "create"], ["jira", "issue", "create"],
+               ["linear", "issue", "create"])
+_CLOSE_ISSUE = (["bd", "close"], ["gh", "issue", "close"], ["glab", "issue", "close"])
+# What a tracker answers with the new issue's id: beads' "Created issue: spotter-fum.5",
+# gh's and glab's URL ".../issues/123".
+_FILED_ID_RE = re.compile(r"Created issue:\s*(?P<id>[\w.-]+)|/issues/(?P<number>\d+)\b")
+
+
+def _option(words: list[str], *names: str) -> str:
+    for index, word in enumerate(words):
+        for name in names:
+            if word.startswith(name + "="):
+                return word[len(name) + 1:]
+            if word == name and index + 1 < len(words):
+                return words[index + 1]
+    return ""
+
+
+def filed_issues(calls: list[ToolCall]) -> list[tuple[str, str | None]]:
+    """(text, time) of each issue the session filed in a tracker (`bd create`, `gh issue
+    create`, a tool server's create_issue) and did not close again: work it named for
+    later, in the words it was filed with."""
+    filed: list[tuple[str, str, str | None]] = []  # (id, text, time)
+    closed: set[str] = set()
+    for call in calls:
+        if call.failed is not False:
+            continue
+        if call.name.startswith("mcp__") and re.search(r"create_?(issue|ticket)$",
+                                                       call.name, re.IGNORECASE):
+            title = call.input.get("title") or call.input.get("summary")
+            body = call.input.get("description") or call.input.get("body") or ""
+            if isinstance(title, str) and title.strip():
+                found = _FILED_ID_RE.search(call.output)
+                issue = (found["id"] or f"#{found['number']}") if found else ""
+                filed.append((issue, _issue_text(issue, title, body), call.at))
+            continue
+        if call.name != "Bash" or not call.command:
+            continue
+        for words in shell.segments(call.command):
+            if any(words[:len(verb)] == verb for verb in _CLOSE_ISSUE):
+                closed.update(w.lstrip("#") for w in words[2:] if not w.startswith("-"))
+            if not any(words[:len(verb)] == verb for verb in _FILE_ISSUE):
+                continue
+            title = _option(words, "--title", "-t")
+            if not title:
+                continue
+            body = _option(words, "--description", "--body", "-b", "-d")
+            found = _FILED_ID_RE.search(call.output)
+            issue = (found["id"] or f"#{found['number']}") if found else ""
+            filed.append((issue, _issue_text(issue, title, body), call.at))
+    return [(text, at) for issue, text, at in filed if issue.lstrip("#") not in closed]
+
+
+def _issue_text(issue: str, title: str, body: Any) -> str:
+    body = re.sub(r"^#+\s*\w+\s*\n+", "", body.strip()) if isinstance(body, str) else ""
+    gist = first_sentences(body, 160) if body else ""  # past a "## Problem" heading
+    label = f"Open issue {issue}" if issue else "Open issue"
+    return f"{label}: {title.strip()}" + (f" — {gist}" if gist else "")
 
 
 _TASK_ID_RE = re.compile(r"#(\d+)")

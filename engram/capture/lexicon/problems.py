@@ -60,8 +60,9 @@ FIX_LABEL_RE = re.compile(
     re.IGNORECASE,
 )
 CAUSE_LABEL_RE = re.compile(
-    r"^\W*((the )?(root cause|cause|problem|issue)|the bug|why( it (broke|failed|happened|crashed))?|"
-    r"what (was wrong|happened|broke)|ursache|problem|warum|причина|проблема|почему|"
+    r"^\W*((the )?(root cause|cause|problem|issue)|the bug|"
+    r"why( it (broke|failed|happened|crashed))?|what (was wrong|happened|broke)|"
+    r"ursache|problem|warum|причина|проблема|почему|"
     r"cause racine|pourquoi|causa|por qu[ée]|原因|為什麼|为什么|問題|なぜ)\W*[:：]\s*(?P<text>.+)$",
     re.IGNORECASE,
 )
