@@ -827,6 +827,28 @@ _REJECTED = ("The user doesn't want to proceed with this tool use. The tool use 
              "what you are doing and wait for the user to tell you how to proceed.")
 
 
+def test_a_commit_a_hook_refused_tells_what_commits_must_pass():
+    framework = ("ruff.....................................................Failed\n- hook id: "
+                 "ruff\n- exit code: 1\nsrc/app.py:3:1: F401 unused import\n"
+                 "mypy.....................................................Passed\n")
+    session = (
+        Session().prompt("add the refund endpoint")
+        .edit("src/app.py")
+        .bash('git commit -am "refunds"', "[INFO] Initializing environment for pre-commit\n"
+              + framework, failed=True)
+        .bash('git commit --no-verify -am "refunds"', "Pre-commit validation failed:\\n\\n"
+              "[FORMAT] Code is not formatted.", failed=True)
+        .edit("src/app.py")
+        .bash('git commit -am "refunds"', "[main 1a2b3c4] refunds\n 1 file changed")
+    )
+    [gate] = found(session.extract(), "project_fact")
+    assert gate.startswith("Commits go through a pre-commit hook (ruff, mypy, format)")
+    assert "`--no-verify` does not skip it" in gate
+    plain = (Session().prompt("commit it").edit("src/app.py")
+             .bash('git commit -am "x"', "On branch main\nnothing to commit", failed=True))
+    assert not found(plain.extract(), "project_fact")  # git's own refusal, no hook
+
+
 def test_an_issue_the_session_filed_and_did_not_close_is_open_work():
     session = (
         Session().prompt("render the subagent rows")

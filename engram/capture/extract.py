@@ -25,7 +25,8 @@ Where each rule lives, called in a fixed order by `extract`: fixes.py (commands 
 and then passed, failed routes), reverts.py (edits taken back), attempts.py (failed
 attempts told in words), bugs.py (reported bugs, reviews), choices.py (the person's
 choices), decisions.py (reasons before edits and in wrap-ups, commits, plans), facts.py
-(findings), rules.py (rules, rejected tool calls), open_work.py (todos, open questions).
+(findings), gates.py (what a commit must pass), rules.py (rules, rejected tool calls),
+open_work.py (todos, open questions, filed issues).
 extractor.py holds the state and reading helpers they share, finding.py what they produce.
 """
 
@@ -41,6 +42,7 @@ from . import (
     decisions,
     facts,
     fixes,
+    gates,
     lexicon,
     open_work,
     reverts,
@@ -117,6 +119,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     choices.chosen(extractor, turns)
     decisions.decisions(extractor, turns)
     decisions.commits(extractor)
+    gates.commit_gate(extractor)
     choices.answers(extractor)
     bugs.summarised_fixes(extractor)
     decisions.plans(extractor)
