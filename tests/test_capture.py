@@ -827,6 +827,20 @@ _REJECTED = ("The user doesn't want to proceed with this tool use. The tool use 
              "what you are doing and wait for the user to tell you how to proceed.")
 
 
+def test_a_problem_supposed_in_a_request_is_no_reported_bug():
+    def session(prompt: str) -> Session:
+        return (Session().prompt(prompt)
+                .say("The recorder now keeps a sentinel file while it records, because a "
+                     "crash mid-dictation otherwise loses the whole recording.")
+                .edit("Sources/AppDelegate.swift"))
+
+    supposed = session("We add some behavior if it starts up and it had crashed: offer the "
+                       "last recording again.")
+    assert not found(supposed.extract(), "bug_note")
+    seen = session("It crashed in the middle of a long dictation and the recording was lost.")
+    assert found(seen.extract(), "bug_note")
+
+
 def test_a_commit_a_hook_refused_tells_what_commits_must_pass():
     framework = ("ruff.....................................................Failed\n- hook id: "
                  "ruff\n- exit code: 1\nsrc/app.py:3:1: F401 unused import\n"

@@ -47,7 +47,7 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
         pasted = pasted_error(prompt.text)  # the log the user pasted says what broke
         said = lexicon.sentences(prompt.prose)
         at = next((n for n, s in enumerate(said) if lexicon.PROBLEM_RE.search(s)
-                   and len(s) >= 15 and rule_type(s) is None), None)
+                   and len(s) >= 15 and rule_type(s) is None and not _supposed(s)), None)
         symptom = "" if at is None else said[at]
         for more in said[at + 1:at + 3] if at is not None else []:
             # the symptom told on: "… never appears. The worker logs a DoesNotExist."
@@ -125,6 +125,22 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
             at=closing.at if closing else prompt.at, files=files[:10], problem=symptom,
             solution=shorten(cause, MAX_FIX_CHARS), importance=0.6, anchor=first,
         ))
+
+
+# "if", "in case", "whenever" before the problem word: a case to handle, not one seen.
+_SUPPOSING_RE = re.compile(
+    r"\b(if|in case|whenever|unless|wenn|falls|sobald|si|au cas où|en caso de|caso|если|"
+    r"в случае)\b", re.IGNORECASE)
+
+
+def _supposed(sentence: str) -> bool:
+    """Whether the sentence's problem is supposed rather than seen: "we add some behaviour
+    if it starts up and it had crashed" asks for a feature, it reports no crash."""
+    found = lexicon.PROBLEM_RE.search(sentence)
+    if found is None:
+        return False
+    before = re.split(r"[,;:.!?]", sentence[:found.start()])[-1]
+    return bool(_SUPPOSING_RE.search(before[-60:]))
 
 
 def labelled(x: Extractor, turn: Turn) -> None:
