@@ -275,7 +275,7 @@ def _bash_ok(command: str) -> bool:
     return proc.returncode == 0
 
 
-def _commands_run(entries: list[dict[str, Any]], cwd: str | None) -> set[str]:
+def _commands_run(entries: list[dict[str, Any]]) -> set[str]:
     from engram.capture.shell import normalize_command
 
     ran: set[str] = set()
@@ -287,7 +287,7 @@ def _commands_run(entries: list[dict[str, Any]], cwd: str | None) -> set[str]:
             ):
                 command = (block.get("input") or {}).get("command")
                 if isinstance(command, str):
-                    ran.add(_norm_ws(normalize_command(command, cwd) or command))
+                    ran.add(_norm_ws(normalize_command(command) or command))
     return ran
 
 
@@ -303,9 +303,7 @@ def score(case: Case, stored: list[Any]) -> Outcome:
                 summaries += 1
                 continue
             outcome.unmatched_memories.append(memory)
-    entries = _entries(case.transcript)
-    cwd = next((e["cwd"] for e in entries if isinstance(e.get("cwd"), str)), None)
-    ran = _commands_run(entries, cwd)
+    ran = _commands_run(_entries(case.transcript))
     for memory in stored:
         if memory.type != "verified_command":
             continue

@@ -296,10 +296,10 @@ def targets(command: str, cwd: str | None) -> list[str]:
     return found
 
 
-def display_command(command: str, cwd: str | None) -> str:
+def display_command(command: str) -> str:
     """The command as typed when it is a one-line recipe; else what it is an instance of
     (a commit with a heredoc message is shown as `git commit`)."""
-    normalized = shell.normalize_command(command, cwd)
+    normalized = shell.normalize_command(command)
     if normalized and len(normalized) <= 200:
         return normalized
     return family(command) or shorten(command, 120)

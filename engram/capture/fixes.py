@@ -179,7 +179,7 @@ def unavailable(x: Extractor) -> None:
             continue  # it ran in the end: a hiccup, not a missing road
         after = [e.text for e in x.events[index + 1:index + 5] if e.kind == "text"][:1]
         why = first_sentences(after[0], 240) if after else ""
-        command = display_command(call.command or "", x.cwd)
+        command = display_command(call.command or "")
         content = f"`{command}` failed: {error}" + (f" — {why}" if why else "")
         x.add(Finding("failed_attempt", content, "unavailable", at=call.at,
                       problem=error, importance=0.5, anchor=event.position))
@@ -250,7 +250,7 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
     if not why or (why[:40] in told and text_weight(told) <= MAX_FIX_CHARS):
         why = told  # all of a short diagnosis: what was wrong as well as why
     files = x.files_between(start, end)
-    command = display_command(failing.command or "", x.cwd)
+    command = display_command(failing.command or "")
     error = error or "it failed"
     content = f"`{command}` failed: {error}"
     if why:
@@ -270,8 +270,8 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
 
 
 def route(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> None:
-    before = display_command(failing.command or "", x.cwd)
-    after = display_command(passing.command or "", x.cwd)
+    before = display_command(failing.command or "")
+    after = display_command(passing.command or "")
     texts = x.texts_between(failing.position, passing.position)
     why, _ = insight_passage(texts)
     content = f"`{before}` failed ({error or 'error'}); `{after}` worked instead"

@@ -323,12 +323,12 @@ def _stage_text(source: str, stage: Stage, drop_redirects: bool) -> str:
     return "".join(pieces)
 
 
-def normalize_command(command: str, cwd: str | None = None) -> str | None:
+def normalize_command(command: str) -> str | None:
     """The command as it can be run again, or None when it cannot be read with certainty.
 
-    Keeps every operator and quote as typed; drops presentation tails (filtering pipes,
-    stream-merging redirections, trailing `echo $?` / `|| true`), a leading `cd` into the
-    session's own folder, and extra blanks outside quotes.
+    Keeps every operator and quote as typed, a leading `cd` too (it makes the recipe run
+    from anywhere); drops presentation tails (filtering pipes, stream-merging
+    redirections, trailing `echo $?` / `|| true`) and extra blanks outside quotes.
     """
     if not isinstance(command, str) or not command.strip():
         return None
@@ -348,16 +348,6 @@ def normalize_command(command: str, cwd: str | None = None) -> str | None:
     # Trailing reporters and `|| true`: the recipe is what ran before them.
     while len(pipelines) > 1 and _is_reporter(pipelines[-1]):
         pipelines.pop()
-    if (
-        len(pipelines) > 1
-        and cwd
-        and len(pipelines[0].stages) == 1
-        and pipelines[0].stages[0].words[:1] == ["cd"]
-        and len(pipelines[0].stages[0].words) == 2
-        and pipelines[0].control == "&&"
-        and pipelines[0].stages[0].words[1].rstrip("/") == cwd.rstrip("/")
-    ):
-        pipelines.pop(0)
     parts: list[str] = []
     for index, pipeline in enumerate(pipelines):
         stages = list(pipeline.stages)

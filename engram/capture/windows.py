@@ -45,7 +45,7 @@ def windows(session: Session, cwd: str | None = None) -> list[dict[str, Any]]:
                 add("before-edit", at, " ".join(texts), [file] if file else [])
         elif call is not None and call.name == "Bash" and call.command:
             outcome = run_outcome(call)
-            command = display_command(call.command, extractor.cwd)
+            command = display_command(call.command)
             if outcome is False:
                 add("command-failed", call.at, f"`{command}`: {error_line(call.output)}")
             elif outcome and triage.command_kind(call.command) is not None:

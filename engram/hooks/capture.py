@@ -53,7 +53,7 @@ def verified_command(service: Any, payload: dict[str, Any], project: str | None)
         return None  # `go test -v | grep token`: what grep kept does not say it passed
     if contains_secret(command):
         return None  # a command with a token in it is not a recipe to keep
-    normalized = normalize_command(command, cwd)
+    normalized = normalize_command(command)
     if normalized is None:
         return None  # a script or something unreadable: not stored in a form that may not run
     meta: dict[str, Any] = {"command": normalized, "kind": kind}
