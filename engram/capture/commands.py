@@ -240,7 +240,7 @@ def is_recipe(command: str, cwd: str | None) -> bool:
     root = (cwd or "").rstrip("/") + "/"
     for segment in shell.segments(command):
         if segment[:1] == ["cd"] and len(segment) == 2 and SCRATCH_RE.match(segment[1]) and (
-            not (cwd and segment[1].startswith(root))  # a project that lives in /tmp
+            not (cwd and (segment[1].rstrip("/") + "/").startswith(root))  # a project in /tmp
         ):
             return False  # `cd /tmp/zigtry && zig run main.zig`: a throwaway, no recipe
         for word in segment:

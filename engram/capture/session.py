@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import EngramError
-from ..hooks.state import work_folder
 from ..model import to_iso
 from . import transcript
 from .extract import MAX_DECISIONS, RANKED_ORIGINS, Extraction, Finding, extract
@@ -250,7 +249,6 @@ def capture(
                 call.failed = True
                 call.interrupted = bool(seen.get("interrupt"))
                 call.output = str(seen.get("error") or "")
-    cwd = work_folder(transcript.started_in(path), cwd)
     extraction = extract(session, cwd)
     state = state if state is not None else {}
     session_id = session_id or session.session_id

@@ -32,7 +32,6 @@ OUTPUT_HEAD = 3_000
 OUTPUT_TAIL = 12_000
 MAX_TEXT_CHARS = 20_000
 MAX_SUBAGENTS = 40  # side chains read per session; the rest are left unread
-STARTED_IN_LINES = 20  # entries read for the folder a session started in
 MAX_SUBAGENT_BYTES = 8_000_000  # per subagent file (Claude Code 2.1+ keeps them apart)
 
 NO_CONTENT = "(no content)"  # Claude Code's placeholder for an empty message
@@ -194,29 +193,6 @@ def _lines(path: str, limit: int = MAX_TRANSCRIPT_BYTES) -> tuple[Iterator[bytes
                 yield line
 
     return generate(), truncated
-
-
-def started_in(path: Any) -> str | None:
-    """The folder the session started in: the first `cwd` its transcript records (read
-    from the start of the file, a few entries at most); None when it names none."""
-    if not isinstance(path, str) or not path:
-        return None
-    try:
-        with open(os.path.expanduser(path), "rb") as handle:
-            for _ in range(STARTED_IN_LINES):
-                line = handle.readline(256_000)
-                if not line:
-                    return None
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                cwd = entry.get("cwd") if isinstance(entry, dict) else None
-                if isinstance(cwd, str) and cwd:
-                    return cwd
-    except OSError:
-        return None
-    return None
 
 
 def read(path: str) -> Session:

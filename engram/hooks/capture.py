@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 from . import triage
-from .state import work_folder
 
 KIND_LABELS = {
     "test": "Run the tests",
@@ -32,16 +31,12 @@ def verified_command(service: Any, payload: dict[str, Any], project: str | None)
     # hook process (SessionStart and UserPromptSubmit answer within a tight deadline)
     from ..capture.commands import is_recipe, verdict_hidden
     from ..capture.shell import normalize_command
-    from ..capture.transcript import started_in
     from ..redaction import contains_secret
 
     tool_input = payload.get("tool_input") or {}
     command = tool_input.get("command")
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    if not isinstance(command, str):
-        return None
-    cwd = work_folder(started_in(payload.get("transcript_path")), cwd)
-    if not is_recipe(command, cwd):
+    if not isinstance(command, str) or not is_recipe(command, cwd):
         return None
     kind = triage.command_kind(command)
     if tool_input.get("run_in_background"):

@@ -89,28 +89,6 @@ def project_for(cwd: Any, config: dict[str, Any] | None = None) -> str | None:
     return os.path.basename(path) or None
 
 
-def work_folder(root: Any, cwd: Any) -> str | None:
-    """The folder a session's commands are read against: the folder it started in while a
-    `cd` has taken the shell below it (Claude Code keeps a Bash `cd` for the calls after
-    it, and reports that folder as the hooks' cwd), so that `cd app/client && npx vitest
-    run` stays a recipe that runs from where the work started. Not when the shell entered
-    another repository below it (started in ~/code, working in ~/code/shop)."""
-    if not isinstance(cwd, str) or not cwd:
-        return root if isinstance(root, str) and root else None
-    if not isinstance(root, str) or not root:
-        return cwd
-    start = os.path.abspath(os.path.expanduser(root))
-    current = os.path.abspath(os.path.expanduser(cwd))
-    if not current.startswith(start.rstrip("/") + "/"):
-        return cwd
-    folder = current
-    while folder != start:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return cwd
-        folder = os.path.dirname(folder)
-    return root
-
-
 def default_project(cwd: str | None) -> str | None:
     """The project a save goes to when the caller names none: $ENGRAM_PROJECT (empty means
     global), else the project of the folder it runs in, found as the hooks find it — so the
