@@ -12,11 +12,13 @@ Structure first, words second. Each kind of memory comes from a window around an
   went through (a `fix` commit is a bug note);
 - a rule (`constraint` / `preference`): a sentence of the user's own — in a prompt, an
   answer, or the feedback on a rejected tool call — that asks for something lasting;
-- todos and open questions left at the end: the last todo list's open items, and what
-  the final wrap-up names as remaining.
+- todos and open questions left at the end: the last todo list's open items, issues filed
+  in a tracker and not closed, a run the person stopped last, and what the final wrap-up
+  names as remaining.
 - a finding (`project_fact`): what the assistant found out about the world outside the
   code (a service, a machine, on-chain data, the web) in answer to the person, by looking
   rather than changing anything, and the person did not then dispute.
+- what commits must pass (`project_fact`): the checks of a hook that refused a commit.
 
 A session with no edits, no command that worked, no rule, no decision and no finding
 yields nothing. Every finding names its files, its session and the time of its event.

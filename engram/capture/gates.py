@@ -16,8 +16,8 @@ from .transcript import ToolCall
 
 # A refusal that comes from a hook, not from git itself ("nothing to commit").
 _HOOK_RE = re.compile(r"pre-commit|precommit|husky|lefthook|\bhook\b", re.IGNORECASE)
-# The checks a gate names: "[CREDO]" labels, the pre-commit framework's "ruff....Failed",
-# husky's "> npm run lint" and lint-staged's "Running tasks for *.ts" lines.
+# The checks a gate names: "[CREDO]" labels (not log levels), the pre-commit framework's
+# "ruff....Failed", husky's "> npm run lint".
 _CHECK_RES = (
     re.compile(r"^\[(?!(?:INFO|WARN|WARNING|ERROR|DEBUG|NOTE)\])([A-Z][A-Z0-9_ -]{1,20})\]",
                re.MULTILINE),
