@@ -3178,3 +3178,20 @@ def test_a_wrap_ups_question_about_what_is_not_working_tells_no_attempt():
              "transcription failing, or something else?\n- The server logs are in ~/.voicemode")
     )
     assert found(session.extract(), "failed_attempt") == []
+
+
+def test_it_is_not_working_after_a_restart_is_no_failed_attempt():
+    """The person's "it's not working" after the assistant only restarted a service speaks
+    of the app, not of a change that was tried; after a change, it is that change's verdict."""
+    def session(*, changed: bool) -> Session:
+        s = Session().prompt("restart openwhisper")
+        if changed:
+            s.edit("config.json", '"model": "base.en"', '"model": "small.en"')
+        s.bash("pkill -f whisper-server; nohup whisper-server --port 8178 >/dev/null 2>&1 &",
+               "").say("Killing and restarting with the same arguments. Whisper server "
+                       "restarted successfully.")
+        return s.prompt("IT's not working").say("Let me look at the logs.")
+
+    assert found(session(changed=False).extract(), "failed_attempt") == []
+    assert any("did not work: IT's not working" in a
+               for a in found(session(changed=True).extract(), "failed_attempt"))

@@ -20,7 +20,9 @@ from .reading import gist_of, list_items, normalized, shorten, text_weight
 def not_working(x: Extractor, turns: list[Turn]) -> None:
     for previous, turn in zip(turns, turns[1:], strict=False):
         prompt = turn.opener
-        if prompt is None or prompt.kind != "prompt" or not previous.worked:
+        if prompt is None or prompt.kind != "prompt" or not previous.worked or not (
+            previous.edited  # "IT's not working" after a restart: the app, not a try
+        ):
             continue
         last = next((e.tool for e in reversed(previous.events) if e.tool is not None), None)
         if last is not None and (last.rejected or last.interrupted):
