@@ -940,6 +940,25 @@ def test_a_mistake_the_assistant_owns_before_fixing_it_is_a_bug_note():
     assert not any("AsMessageHandler" in d for d in found(extraction, "decision"))
 
 
+@pytest.mark.parametrize("owned", [
+    "I assumed deps were already installed because it's a working project on your machine, "
+    "but of course your regular install runs via Docker, which has its own deps.",
+    "I should have checked whether node_modules existed before starting the dev server.",
+    "J'aurais dû vérifier que node_modules existait avant de lancer le serveur.",
+])
+def test_a_step_the_assistant_owns_skipping_is_a_bug_note(owned):
+    session = (
+        Session().prompt("why didn't you run just install first?")
+        .edit("app/server/src/index.ts")
+        .say(owned)
+        .edit("CLAUDE.md", "# Agents Observe", "# Agents Observe\n\nRun `just install` first.")
+    )
+    extraction = session.extract()
+    assert any(owned[:40] in b for b in found(extraction, "bug_note")), found(
+        extraction, "bug_note")
+    assert not any(owned[:40] in d for d in found(extraction, "decision"))
+
+
 def test_an_approach_given_up_after_a_failure_behind_tail_is_a_failed_attempt_with_its_why():
     session = (
         Session().prompt("make the api module compile faster")

@@ -99,6 +99,10 @@ SELF_ERROR_RE = re.compile(_words(
     r"\b(erro meu|meu erro)\b", r"\besqueci\b", r"\b(errore mio|mio errore|colpa mia)\b",
     r"\bho dimenticato\b", r"\bmój błąd\b", r"\bzapomniałe?m\b", r"моя ошибка",
     r"\bя забыл", r"我的错", r"我忘了", r"私のミス", r"忘れていました", r"제 실수",
+    # owning a step skipped: "I should have checked …", "I assumed X — but of course …"
+    r"\bi should have (checked|run|verified|looked|read|tested)\b",
+    r"\bi assumed\b[^.]{0,120}\bbut\b", r"\bich hätte\b.{0,40}\bsollen\b", r"\bj'aurais dû\b",
+    r"\bdebí haber\b", r"\beu deveria ter\b", r"мне следовало", r"我应该先", r"べきでした",
 ), re.IGNORECASE)
 # The assistant agreeing that what the user reports is a problem.
 ACKNOWLEDGE_RE = re.compile(
