@@ -182,13 +182,13 @@ def replay(case: Case, service: Any, workdir: Path) -> None:
     project = project_for(cwd, {}) or case.name
     path = workdir / f"{session_id}.jsonl"
     uses: dict[str, dict[str, Any]] = {}
-    base = {"session_id": session_id, "transcript_path": str(path), "cwd": cwd,
+    base = {"session_id": session_id, "transcript_path": str(path),
             "permission_mode": "default"}
 
-    now = [cwd]  # Claude Code reports the shell's folder, which a Bash `cd` moves
+    shell_cwd = cwd  # Claude Code reports the shell's folder, which a Bash `cd` moves
 
     def fire(event: str, **extra: Any) -> Any:
-        payload = {**base, "cwd": now[0], "hook_event_name": event, **extra}
+        payload = {**base, "cwd": shell_cwd, "hook_event_name": event, **extra}
         return handle(service, {"event": event, "payload": payload, "project": project})
 
     answered = False
@@ -206,7 +206,7 @@ def replay(case: Case, service: Any, workdir: Path) -> None:
             if entry.get("isSidechain"):
                 continue
             if isinstance(entry.get("cwd"), str) and entry["cwd"]:
-                now[0] = entry["cwd"]
+                shell_cwd = entry["cwd"]
             message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
             content = message.get("content") if isinstance(message.get("content"), list) else []
             if entry.get("type") == "assistant":

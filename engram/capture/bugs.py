@@ -143,6 +143,10 @@ def _supposed(sentence: str) -> bool:
     return bool(_SUPPOSING_RE.search(before[-60:]))
 
 
+# A wrap-up's label for what it changed, beside the fix labels of lexicon.FIX_LABEL_RE.
+_CHANGED_LABEL_RE = re.compile(r"^\W*(what i changed|changes?|the fix)\W*[:：]", re.IGNORECASE)
+
+
 def labelled(x: Extractor, turn: Turn) -> None:
     """A turn asked for as work ("is there a way to rewind the timeline?") whose wrap-up
     labels what was wrong ("**The problem:** the timeline uses `Date.now()`, so …"): the
@@ -155,9 +159,9 @@ def labelled(x: Extractor, turn: Turn) -> None:
         f.type == "bug_note" and first <= f.anchor <= last for f in x.findings
     ):
         return
-    done = next((m.group(1) for line in closing.text.splitlines() if (m := re.match(
-        r"^\W*(?:what i changed|changes?|the fix|fix(?:ed)?|solution)\W*[:：]\s*(.*)$",
-        line.strip("*_ -"), re.IGNORECASE))), "")
+    done = next((line.strip("*_ -")[m.end():].strip("*_ ") for line in closing.text.splitlines()
+                 if (m := lexicon.FIX_LABEL_RE.match(line.strip("*_ -"))
+                     or _CHANGED_LABEL_RE.match(line.strip("*_ -")))), "")
     fix = done or next((item for item in list_items(closing.text)), "")
     content = f"{cause} — {fix}" if fix else cause
     x.add(Finding("bug_note", shorten(content, MAX_FIX_CHARS), "labelled", at=closing.at,

@@ -52,6 +52,11 @@ class Commit:
         return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS - 1] + "…"
 
 
+def is_commit(command: str) -> bool:
+    """Whether a command line runs `git commit` (also `git -C dir commit`, after `&&`)."""
+    return bool(_GIT_COMMIT_RE.search(command))
+
+
 def message_of(command: str) -> str | None:
     """The message a `git commit` command line gives, or None when it gives none inline
     (an editor, `-F file`, `--no-edit`)."""

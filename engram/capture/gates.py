@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 
-from . import shell
+from .commits import is_commit
 from .extractor import Extractor
 from .finding import Finding
-from .transcript import ToolCall
 
 # A refusal that comes from a hook, not from git itself ("nothing to commit").
 _HOOK_RE = re.compile(r"pre-commit|precommit|husky|lefthook|\bhook\b", re.IGNORECASE)
@@ -29,7 +28,8 @@ MAX_CHECKS = 6
 
 def commit_gate(x: Extractor) -> None:
     """The first commit a hook refused, with every check the session's refusals named."""
-    refused = [call for call in x.session.tools if _is_commit(call) and call.failed is True
+    refused = [call for call in x.session.tools if call.name == "Bash" and call.command
+               and is_commit(call.command) and call.failed is True
                and _HOOK_RE.search(call.output)]
     if not refused:
         return
@@ -46,8 +46,3 @@ def commit_gate(x: Extractor) -> None:
     first = refused[0]
     x.add(Finding("project_fact", content, "gate", at=first.at, importance=0.55,
                   anchor=first.position))
-
-
-def _is_commit(call: ToolCall) -> bool:
-    return call.name == "Bash" and bool(call.command) and any(
-        words[:2] == ["git", "commit"] for words in shell.segments(call.command or ""))

@@ -224,9 +224,7 @@ def filed_issues(calls: list[ToolCall]) -> list[tuple[str, str | None]]:
             title = call.input.get("title") or call.input.get("summary")
             body = call.input.get("description") or call.input.get("body") or ""
             if isinstance(title, str) and title.strip():
-                found = _FILED_ID_RE.search(call.output)
-                issue = (found["id"] or f"#{found['number']}") if found else ""
-                filed.append((issue, _issue_text(issue, title, body), call.at))
+                filed.append(_filed(call, title, body))
             continue
         if call.name != "Bash" or not call.command:
             continue
@@ -239,17 +237,18 @@ def filed_issues(calls: list[ToolCall]) -> list[tuple[str, str | None]]:
             if not title:
                 continue
             body = _option(words, "--description", "--body", "-b", "-d")
-            found = _FILED_ID_RE.search(call.output)
-            issue = (found["id"] or f"#{found['number']}") if found else ""
-            filed.append((issue, _issue_text(issue, title, body), call.at))
+            filed.append(_filed(call, title, body))
     return [(text, at) for issue, text, at in filed if issue.lstrip("#") not in closed]
 
 
-def _issue_text(issue: str, title: str, body: Any) -> str:
+def _filed(call: ToolCall, title: str, body: Any) -> tuple[str, str, str | None]:
+    """(id, text, time) of the issue a call filed: its id as the tracker answered it."""
+    found = _FILED_ID_RE.search(call.output)
+    issue = (found["id"] or f"#{found['number']}") if found else ""
     body = re.sub(r"^#+\s*\w+\s*\n+", "", body.strip()) if isinstance(body, str) else ""
     gist = first_sentences(body, 160) if body else ""  # past a "## Problem" heading
     label = f"Open issue {issue}" if issue else "Open issue"
-    return f"{label}: {title.strip()}" + (f" — {gist}" if gist else "")
+    return issue, f"{label}: {title.strip()}" + (f" — {gist}" if gist else ""), call.at
 
 
 _TASK_ID_RE = re.compile(r"#(\d+)")
