@@ -206,20 +206,18 @@ def _rank(
         with suppress(RuntimeError):  # the executor shut down (interpreter exit): inline
             future = runner.submit(contextvars.copy_context().run, _keyword_pool,
                                    store, groups, filters, pool, weights)
-    vector: list[Candidate] = []
-    if future is not None:
-        try:
-            vector = store.vector_search(embed(), filters, vector_pool)
-        except BaseException:
-            with suppress(BaseException):
-                future.result()
-            raise
-        keyword, coverage = future.result()
-    else:
+    if future is None:
         keyword, coverage = (_keyword_pool(store, groups, filters, pool, weights)
                              if wanted else ([], None))
-        if embed is not None:
-            vector = store.vector_search(embed(), filters, vector_pool)
+    try:
+        vector = store.vector_search(embed(), filters, vector_pool) if embed is not None else []
+    except BaseException:
+        if future is not None:  # wait for the keyword half; its own error is not the one told
+            with suppress(BaseException):
+                future.result()
+        raise
+    if future is not None:
+        keyword, coverage = future.result()
 
     if not keyword and not vector:
         if text.strip() and groups:
