@@ -2818,6 +2818,35 @@ def test_a_format_check_or_a_failure_that_names_nothing_with_no_why_is_no_bug_no
     assert found(session.extract(), "bug_note") == []
 
 
+def test_a_compiler_or_linter_error_fixed_without_a_word_of_why_is_no_bug_note():
+    def fixed(error: str, said: str) -> list:
+        session = (
+            Session().prompt("wire the socket client into the start command")
+            .edit("src/commands/start.ts")
+            .bash("npm run lint", f"src/commands/start.ts\n  3:8  error  {error}",
+                  failed=True)
+            .say(said)
+            .edit("src/commands/start.ts", "a", "c")
+            .bash("npm run lint", "")
+        )
+        return found(session.extract(), "bug_note")
+
+    # The edit-build loop: tsc codes, ESLint rules (the plugin's or its own), told nothing.
+    for error in ("'axios' is defined but never used  @typescript-eslint/no-unused-vars",
+                  "'module' is not defined  no-undef",
+                  "Unused eslint-disable directive (no problems were reported from "
+                  "'unicorn/prefer-event-target')",
+                  "src/a.ts(12,5): error TS2304: Cannot find name 'logger'."):
+        assert fixed(error, "Let me clean up the test files and fix the main linting "
+                            "issues:") == [], error
+    # The same diagnostic with its cause explained, or an error that is no diagnostic,
+    # stays a bug note.
+    assert fixed("'module' is not defined  no-undef", "The playground project is plain "
+                 "CommonJS, so ESLint must ignore it rather than lint it as ESM.")
+    assert fixed("Error: Timeout of 5000ms exceeded in the spawn test",
+                 "Let me clean up the test files:")
+
+
 def test_the_person_settling_what_was_asked_in_their_own_words_is_a_decision():
     session = (
         Session().prompt("I don't want it to only work for me: a cross-platform dev server?")
@@ -3180,6 +3209,19 @@ def test_two_verified_commands_that_differ_are_two_recipes_however_alike(tmp_pat
                                   "keep the PR description short", "kürzere Commit-Messages bitte"])
 def test_asking_for_less_of_something_is_a_preference(said):
     assert rule_type(said) == "preference"
+
+
+@pytest.mark.parametrize("said, kind", [
+    ("i hate .sh tests.", "preference"),
+    ("I hate how you placed all the tests into a separate directory.", "preference"),
+    ("ich hasse diese Shell-Skripte für Tests", "preference"),
+    ("Also lets stop using relative imports like here", "constraint"),
+    ("arrête d'utiliser des imports relatifs", "constraint"),
+    ("I stopped the server before the migration", None),  # what was done, not a rule
+    ("the worker should stop after the last job", None),
+])
+def test_a_dislike_or_a_habit_to_drop_is_a_rule(said, kind):
+    assert rule_type(said) == kind
 
 
 def test_remember_flags_a_rule_only_when_it_flags_what_follows():

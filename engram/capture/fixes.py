@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..hooks import triage
-from . import shell
+from . import lexicon, shell
 from .commands import (
     SCRATCH_RE,
     Streak,
@@ -33,7 +33,7 @@ from .commands import (
 from .extractor import EDIT_TOOLS, Extractor
 from .failures import error_line
 from .finding import MAX_FIX_CHARS, Finding
-from .reading import first_sentences, gist_of, insight_passage, text_weight
+from .reading import first_sentences, gist_of, insight_passage, is_narration, text_weight
 from .transcript import ToolCall
 
 # A subagent's edits stay in its own transcript: its finished run is a change all the same.
@@ -249,6 +249,8 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
     told = gist_of(texts, MAX_FIX_CHARS)
     if not why or (why[:40] in told and text_weight(told) <= MAX_FIX_CHARS):
         why = told  # all of a short diagnosis: what was wrong as well as why
+    if why and all(is_narration(s) for s in lexicon.sentences(why)):
+        why = ""  # "Let me clean up the test files:" announces a fix, it explains nothing
     files = x.files_between(start, end)
     command = display_command(failing.command or "")
     error = error or "it failed"
@@ -264,7 +266,8 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
     if not (on_scratch(failing.command or "", x.cwd)
             and all(SCRATCH_RE.match(f) for f in files)  # a throwaway script's bug
             or _UNFORMATTED_RE.search(error)  # tidying
-            or not why and _SAYS_NOTHING_RE.match(error)):  # "BUILD FAILED", no why
+            or not why and (_SAYS_NOTHING_RE.match(error)  # "BUILD FAILED", no why
+                            or _DIAGNOSTIC_RE.search(error))):  # the edit-build loop
         x.add(finding)
     return finding
 
@@ -314,6 +317,17 @@ _UNFORMATTED_RE = re.compile(
 _SAYS_NOTHING_RE = re.compile(
     r"^\W*(build failed|failed|failure|fail|error|errors?|it failed|tests? failed)"
     r"( in [\d.]+ ?m?s)?\W*$", re.IGNORECASE)
+
+
+# A compiler's or linter's diagnostic (tsc's TS2304, rustc's E0369, an ESLint rule's id,
+# flake8/ruff codes, mypy's error codes): fixed with no word of why, it is the routine
+# edit-build loop, not a problem anyone needs to know about later.
+_DIAGNOSTIC_RE = re.compile(
+    r"\berror (TS|CS)\d{4,5}\b|\berror\[E\d{4}\]|"
+    r"(^|[\s'\"(])@?[a-z][\w-]*/[a-z]+(-[a-z]+)+['\")]*\s*$|"  # plugin/rule-name
+    r"\s(no|prefer)(-[a-z]+)+['\")]*\s*$|"  # ESLint's own rules: no-undef
+    r"^\S+:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|"  # path:1:2: F401
+    r"\[[a-z]+(-[a-z]+)+\]\s*$")  # mypy: [attr-defined]
 
 
 # Reformatting the code before a format check: tidying, not a problem worth remembering.

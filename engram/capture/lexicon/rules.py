@@ -79,6 +79,11 @@ _BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdo not\b", r"\bshould never\b",
     r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
+    # a habit to drop: "lets stop using relative imports", "hör auf, … zu verwenden"
+    r"\b(stop|quit) (using|adding|creating|writing|putting|making|calling|importing)\b",
+    r"\bhör (bitte )?auf\b", r"\barrête (de|d')\b", r"\bdeja de (usar|poner|crear|escribir)\b",
+    r"\bpar[ae] de (usar|colocar|criar|escrever)\b", r"\bперестань\b",
+    r"别再", r"不要再", r"のはやめて",
     r"\bno more\b", r"\bstick (to|with)\b", r"\b(nothing|no one|nobody) (may|must) be\b",
     # a condition that must hold first: "not without a benchmark that shows it matters"
     r"\bnot without (a|an|the|some|any)\b", r"\b(we're|we are) stuck (on|with)\b",
@@ -223,6 +228,10 @@ PROHIBITION_RE = re.compile(
 _PREFERENCE = _words(
     r"\bi prefer\b", r"\bwe prefer\b", r"\bprefer\b", r"\bi'd rather\b", r"\bi would rather\b",
     r"\bi like\b", r"\bi don't like\b", r"\bi want\b.*\b(to be|style|format)\b",
+    # a dislike of what was done: "i hate .sh tests", "I hate how you placed the tests"
+    r"\bi (hate|dislike|can't stand|cannot stand|really don't like)\b", r"\bich hasse\b",
+    r"\bje déteste\b", r"\bodio (que|los|las|el|la|cuando)\b", r"\bodeio\b", r"ненавижу",
+    r"терпеть не могу", r"我讨厌", r"我不喜欢", r"嫌いです", r"\bnie znoszę\b",
     r"\bplease use\b", r"\bi'm a fan of\b",
     r"предпочита", r"мне (больше )?нравится", r"лучше (использовать|писать|делать)",
     r"\bbevorzuge", r"\blieber\b", r"\bmir gefällt\b",
