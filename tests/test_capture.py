@@ -2847,6 +2847,24 @@ def test_a_compiler_or_linter_error_fixed_without_a_word_of_why_is_no_bug_note()
                  "Let me clean up the test files:")
 
 
+def test_two_ways_weighed_in_a_request_and_the_one_leaned_to_is_a_decision():
+    prompt = ("I want to persist the timer state in the browser tab, but I'm not sure if I "
+              "should use local storage or index DB. But what I think is going to happen is "
+              "that the timer list is very small. So writing the same value over and over "
+              "again is probably fine. And local storage might be good enough.")
+    built = Session().prompt(prompt).edit("storage.ts").say("Profiles persist in localStorage.")
+    decisions = found(built.extract(), "decision")
+    assert len(decisions) == 1
+    assert decisions[0].startswith("local storage rather than index DB")
+    assert "timer list is very small" in decisions[0]
+    # Weighed but not leaned to, or nothing built: no decision of theirs yet.
+    undecided = Session().prompt("should we use Redis or Postgres for the queue? both seem "
+                                 "heavy for twenty jobs a day").edit("queue.py")
+    assert found(undecided.extract(), "decision") == []
+    asked = Session().prompt(prompt).say("localStorage fits: a small list rewritten whole.")
+    assert found(asked.extract(), "decision") == []
+
+
 def test_the_person_settling_what_was_asked_in_their_own_words_is_a_decision():
     session = (
         Session().prompt("I don't want it to only work for me: a cross-platform dev server?")

@@ -51,6 +51,58 @@ def requested_design(x: Extractor, turns: list[Turn]) -> None:
                       anchor=prompt.position))
 
 
+def weighed(x: Extractor, turns: list[Turn]) -> None:
+    """Two ways the person weighed in their request and the one they leaned to ("I'm not
+    sure if I should use local storage or index DB. … the timer list is very small … local
+    storage might be good enough"), in a turn that built it: their decision, with the
+    reasons they gave on the way."""
+    for turn in turns:
+        prompt = turn.opener
+        if not is_prompt(prompt) or not turn.edited:
+            continue
+        said = lexicon.sentences(prompt.prose)
+        for at, sentence in enumerate(said):
+            options = _weighed_options(sentence)
+            lean = next(((s, picked) for s in said[at + 1:] if not s.endswith(("?", "？"))
+                         and lexicon.LEAN_RE.search(s)
+                         and (picked := [o for o in options if _squeezed(o) in _squeezed(s)])
+                         and len(picked) == 1), None)
+            if lean is None:
+                continue
+            leaning, (picked,) = lean
+            other = next(o for o in options if o != picked)
+            why = [s for s in said[at + 1:said.index(leaning)]
+                   if not s.endswith(("?", "？")) and text_weight(s) >= 25
+                   and rule_type(s) is None]
+            content = f"{picked} rather than {other}: {leaning}"
+            if why:
+                content += f" — {' '.join(why)}"
+            x.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "weighed",
+                          at=prompt.at, files=turn.files(x)[:10], importance=0.6,
+                          anchor=prompt.position))
+            break
+
+
+# What "should I use it or not" weighs is no way of building anything.
+_NOT_OPTIONS = frozenset({"it", "this", "that", "them", "not", "one", "both", "either",
+                          "neither", "something", "else", "nicht", "pas", "no", "não"})
+
+
+def _weighed_options(sentence: str) -> tuple[str, str] | tuple[()]:
+    match = lexicon.WEIGHING_RE.search(sentence)
+    if match is None:
+        return ()
+    a, b = match.group("a").strip(), match.group("b").strip()
+    if {a.lower(), b.lower()} & _NOT_OPTIONS or _squeezed(a) == _squeezed(b):
+        return ()
+    return a, b
+
+
+def _squeezed(text: str) -> str:
+    """"local storage" as the code spells it ("localStorage"): lower case, no spaces."""
+    return re.sub(r"[\s_-]+", "", text.lower())
+
+
 def numbered_answers(x: Extractor, turns: list[Turn]) -> None:
     """Numbered answers to the assistant's numbered questions ("1. qmake or CMake? 2. …"
     answered "1. qmake stays, CMake is another project 2. …"): each answer that is not a

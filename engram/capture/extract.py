@@ -114,6 +114,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     fixes.unavailable(extractor)
     attempts.told_failures(extractor, turns)
     choices.requested_design(extractor, turns)
+    choices.weighed(extractor, turns)
     bugs.review_findings(extractor, turns)
     choices.verdicts(extractor, turns)
     choices.numbered_answers(extractor, turns)

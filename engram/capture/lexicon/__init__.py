@@ -21,9 +21,11 @@ from .asks import (
     CHOICE_RE,
     DIRECTIVE_RE,
     EXPLAIN_RE,
+    LEAN_RE,
     NO_CHANGES_RE,
     REHEARSAL_RE,
     REVIEW_RE,
+    WEIGHING_RE,
 )
 from .attempts import (
     ABANDON_RE,
@@ -114,6 +116,7 @@ __all__ = [
     "HANDOFF_RE",
     "LASTING_RE",
     "LATER_WORK_RE",
+    "LEAN_RE",
     "LIMITATION_RE",
     "MECHANICS_RE",
     "NARRATION_RE",
@@ -142,6 +145,7 @@ __all__ = [
     "UNCERTAIN_RE",
     "UNDECIDED_RE",
     "USER_NOT_YET_RE",
+    "WEIGHING_RE",
     "WONDER_RE",
     "sentences",
 ]

@@ -83,6 +83,33 @@ CHOICE_RE = re.compile(_words(
     r"\bvamos (con|a usar)\b", r"\bnehmen wir\b", r"\bon (part sur|prend)\b",
     r"\bvamos de\b", r"\bдавай(те)? (сделаем|возьм[её]м|оставим)\b", r"就用", r"にしよう",
 ), re.IGNORECASE)
+# Two ways weighed in a request: "not sure if I should use local storage or IndexedDB",
+# "whether to use Redis or Postgres", "bin mir nicht sicher, ob wir Redis oder Postgres".
+_WORD = r"[\w#+/-]+(?:\.\w+)*"  # "next.js" is one word; a full stop is not part of one
+_OPTION = r"(?:the |a |an )?(?P<{}>" + _WORD + r"(?: " + _WORD + r"){{0,2}}?)"
+WEIGHING_RE = re.compile(
+    r"(?:\b(?:not sure|unsure|wondering|can'?t decide|don'?t know) (?:if|whether) (?:i|we) "
+    r"(?:should|want to|need to|ought to) (?:use|go with|pick|choose|store (?:it|them|\w+) in) |"
+    r"\b(?:should|do|shall) (?:i|we) (?:use|go with|pick|choose) |"
+    r"\bwhether to (?:use|go with|pick) |\btorn between |"
+    r"\bnicht sicher,? ob (?:ich|wir) |"
+    r"\bne sais pas si (?:je|on) (?:dois|devrait|doit) (?:utiliser|prendre) |"
+    r"\bno s[ée] si (?:usar|conviene usar|deber[ií]a usar) |"
+    r"\bn[ãa]o sei se (?:uso|usar|devo usar) )"
+    + _OPTION.format("a") + r" (?:or|and|oder|ou|o) " + _OPTION.format("b")
+    + r"(?=\s*(?:[.,;:!?)]|$)|\s(?:but|for|to|in|as|here|aber|für|mais|pour|pero|para|mas|"
+      r"verwenden|nehmen|nutzen)\b)",
+    re.IGNORECASE)
+# Leaning to one of them: "local storage might be good enough", "Redis sollte reichen".
+LEAN_RE = re.compile(_words(
+    r"\b(might|may|would|should|will|could) (be|work) (good enough|enough|fine|ok|okay|"
+    r"sufficient|better|the way to go)\b", r"\bgood enough\b", r"\bprobably (fine|ok|okay|"
+    r"enough|better|the way to go)\b", r"\b(is|are|seems?) (fine|enough|sufficient)\b",
+    r"\blet'?s (go with|use|stick with)\b", r"\bi'?(ll|d) (go with|use|pick)\b",
+    r"\bis the way to go\b", r"\b(sollte|müsste|dürfte) (reichen|genügen)\b", r"\breicht\b",
+    r"\bdevrait suffire\b", r"\bsuffit\b", r"\bdeber[ií]a (bastar|alcanzar)\b",
+    r"\b(basta|alcanza)\b", r"\bdeve bastar\b", r"\bé suficiente\b",
+), re.IGNORECASE)
 # A request to be taught: what comes back is general knowledge, not the project's.
 EXPLAIN_RE = re.compile(_words(
     r"\bexplain\b", r"\bteach me\b", r"\bwhat (is|are) (a|an|the)?\s?\w+\??$",

@@ -227,7 +227,7 @@ PROHIBITION_RE = re.compile(
 # Taste rather than law: these make a preference.
 _PREFERENCE = _words(
     r"\bi prefer\b", r"\bwe prefer\b", r"\bprefer\b", r"\bi'd rather\b", r"\bi would rather\b",
-    r"\bi like\b", r"\bi don't like\b", r"\bi want\b.*\b(to be|style|format)\b",
+    r"\bi like\b", r"\bi don't like\b", r"\bi want\b.*\b(to be(?! able)|style|format)\b",
     # a dislike of what was done: "i hate .sh tests", "I hate how you placed the tests"
     r"\bi (hate|dislike|can't stand|cannot stand|really don't like)\b", r"\bich hasse\b",
     r"\bje déteste\b", r"\bodio (que|los|las|el|la|cuando)\b", r"\bodeio\b", r"ненавижу",
