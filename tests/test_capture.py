@@ -382,6 +382,34 @@ def test_a_compaction_summarys_errors_and_fixes_are_bug_notes_once():
     assert sum("payment_intent" in b for b in bugs) == 1, bugs  # the events told it already
 
 
+def test_a_summary_completes_a_fix_note_with_how_it_ended_under_the_same_identity():
+    summary = ("This session is being continued from a previous conversation that ran out "
+               "of context.\n\nSummary:\n1. **Primary Request and Intent:**\n   Connect "
+               "the CLI to the server.\n\n4. **Errors and Fixes:**\n   - **WebSocket 502 "
+               "Error**:\n     - Initial path was /session/stream/, server returned 502\n"
+               "     - Fixed by updating to /v1/updates in .env\n   - **Decryption Errors**: "
+               "Partially fixed by handling nested structures in message-handler.ts\n\n"
+               "5. **Problem Solving:**\n   Connected.\n")
+    before = (
+        Session().prompt("connect the CLI to the session server")
+        .bash("npm run build && npx tsx test-connection.ts", "TransportError: websocket error",
+              failed=True)
+        .say("I see the issue - it's still trying to use the old path `/session/stream/`. "
+             "The .env file still has the old path.")
+        .edit(".env")
+        .bash("npm run build && npx tsx test-connection.ts", "Connected")
+    )
+    [early] = [f for f in before.extract().findings if f.origin == "fix"]
+    after = before.raw({"type": "user", "isCompactSummary": True, "sessionId": SESSION,
+                        "cwd": CWD, "timestamp": "2026-03-18T11:00:00.000Z",
+                        "message": {"role": "user", "content": summary}})
+    bugs = [f for f in after.extract().findings if f.type == "bug_note"]
+    [late] = [f for f in bugs if f.origin == "fix"]
+    assert "/v1/updates" in late.content and "/session/stream/" in late.content
+    assert late.key == early.key and late.digest != early.digest  # told again, not doubled
+    assert len(bugs) == 1  # the partly fixed decryption is still open: no bug note
+
+
 def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
     session = (
         Session().prompt("install the deps for the dashboard")

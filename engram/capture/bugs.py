@@ -266,16 +266,37 @@ def review_findings(x: Extractor, turns: list[Turn]) -> None:
 def summarised_fixes(x: Extractor) -> None:
     """The "Errors and fixes" a compaction summary lists, for the fixes the events did
     not show (fixed in an edit, checked by another command): each unless a bug note
-    already names the same error."""
-    known = [f.content.lower() for f in x.findings
-             if f.type in ("bug_note", "failed_attempt")]
+    already names the same error — which the summary may complete with how it ended."""
+    known = [f for f in x.findings if f.type in ("bug_note", "failed_attempt")]
     for event in x.events:
         if event.kind != "compaction" or not event.text:
             continue
         for error, fix in summary_fixes(event.text):
-            if named_in(NAME_RE.findall(f"{error} {fix}"), known):
+            names = NAME_RE.findall(f"{error} {fix}")
+            same = next((f for f in known if named_in(names, [f.content.lower()])), None)
+            if same is not None:
+                _complete(same, fix)
                 continue
             content = shorten(f"{error}: {fix}", MAX_FIX_CHARS)
-            known.append(content.lower())
-            x.add(Finding("bug_note", content, "summary", at=event.at, problem=error,
-                          solution=fix, importance=0.55, anchor=event.position))
+            finding = Finding("bug_note", content, "summary", at=event.at, problem=error,
+                              solution=fix, importance=0.55, anchor=event.position)
+            known.append(finding)
+            x.add(finding)
+
+
+def _complete(finding: Finding, summarised: str) -> None:
+    """A fix note whose change the summary names and the note does not ("Fixed by
+    updating to /v1/updates in .env" for a note that stopped at the old path): the note
+    gets how it ended, under its first text's identity: the memory is told again, not
+    doubled."""
+    fixed = _FIXED_IN_SUMMARY_RE.search(summarised)
+    ending = summarised[fixed.start():] if fixed else summarised
+    told = finding.content.lower()
+    if finding.origin != "fix" or not any(n.lower() not in told for n in NAME_RE.findall(ending)):
+        return
+    ending = shorten(ending, MAX_FIX_CHARS // 3)
+    finding.complete(f"{shorten(finding.content, MAX_FIX_CHARS - len(ending) - 3)} — {ending}",
+                     f"{finding.solution} — {ending}" if finding.solution else ending)
+
+
+_FIXED_IN_SUMMARY_RE = re.compile(r"\b(fixed|resolved|solved)\b", re.IGNORECASE)

@@ -30,6 +30,9 @@ class Finding:
     solution: str | None = None
     importance: float = 0.5
     anchor: int = -1  # position of the event it came from (not part of its identity)
+    # The text it was first told in, when a later part of the session completed it (a
+    # compaction summary telling how a fix ended): its identity stays that first text's.
+    told_first: str | None = None
 
     @property
     def key(self) -> str:
@@ -42,12 +45,21 @@ class Finding:
         """
         if self.origin in EVOLVING and self.anchor >= 0:
             return f"{self.origin}:{self.type}@{self.anchor}"
-        return f"{self.origin}:{self.digest}"
+        return f"{self.origin}:{self._digest(self.told_first or self.content)}"
 
     @property
     def digest(self) -> str:
+        """Of what it says now: a change tells capture to update the memory."""
+        return self._digest(self.content)
+
+    def complete(self, content: str, solution: str | None) -> None:
+        """Tell it more fully, keeping its identity (`key`)."""
+        self.told_first = self.told_first or self.content
+        self.content, self.solution = content, solution
+
+    def _digest(self, content: str) -> str:
         return hashlib.sha1(
-            f"{self.type}\n{normalized(self.content)}".encode("utf-8", "surrogatepass")
+            f"{self.type}\n{normalized(content)}".encode("utf-8", "surrogatepass")
         ).hexdigest()[:16]
 
 

@@ -552,14 +552,15 @@ def plan_decisions(plan: str) -> list[tuple[str, str]]:
 
 # Claude Code's compaction summary has fixed sections; "Errors and fixes" is its own list
 # of what broke and how it was fixed.
-_ERRORS_HEADING_RE = re.compile(r"^\s*\d+\.\s*errors? and fix(es)?\b", re.IGNORECASE)
-_SECTION_HEADING_RE = re.compile(r"^\s*\d+\.\s+\S[^:]{0,60}:\s*$")
+_ERRORS_HEADING_RE = re.compile(r"^\s*\d+\.\s*(\*\*|__)?errors? and fix(es)?\b", re.IGNORECASE)
+_SECTION_HEADING_RE = re.compile(r"^\s*\d+\.\s+\S[^:]{0,60}:\s*(\*\*|__)?\s*$")
 _MECHANICAL_RE = re.compile(
     r"\b(credo|lint\w*|unused|complexity|nesting|formatt(ing|er)|not formatted|warnings?|typo|"
     r"expected during|undefined (function|variable)|compile errors? for missing)\b",
     re.IGNORECASE)
-_OPEN_RE = re.compile(r"\b(unresolved|current|not yet|still (fails|failing|open))\b",
-                      re.IGNORECASE)
+_OPEN_RE = re.compile(
+    r"\b(unresolved|current|not yet|partially|partly|still (fails|failing|open))\b",
+    re.IGNORECASE)
 _FIXED_RE = re.compile(r"\b(fixed|fix(ed)? by|resolved|rewrote|replaced|switched|changed|"
                        r"added|used|using|moved|converted)\b", re.IGNORECASE)
 
