@@ -2934,10 +2934,34 @@ def test_what_never_happens_and_a_pasted_log_line_are_no_rules():
     for said in ("o ficheiro nunca aparece", "the callback never fires on Android",
                  'ERROR  [Error: No "projectId" found. You have to pass it in yourself.]',
                  "en el Pixel no pide permiso y no llega nada",
-                 "and we still don't clean up the old Jobs when a schedule is deleted"):
+                 "and we still don't clean up the old Jobs when a schedule is deleted",
+                 "(node:73245) ExperimentalWarning: `--experimental-loader` may be removed in "
+                 "the future; instead use `register()`:"):
         assert rule_type(said) is None, said
     assert rule_type("note everything touching the partner sftp goes through the sftp pool, "
                      "they block our IP above 3 connections") == "constraint"
+
+
+def test_work_interrupted_after_an_earlier_wrap_up_is_the_summarys_outcome():
+    session = (
+        Session().prompt("persist the timer profiles in the browser")
+        .edit("storage.ts")
+        .say("## Implementation Complete!\n\nProfiles are saved in localStorage and switch "
+             "from the Storage drawer.")
+        .prompt("when I create a timer the app hangs, fix it")
+        .edit("index.tsx")
+        .prompt("[Request interrupted by user]")
+    )
+    outcome = session.extract().summary.content.splitlines()[-1]
+    assert outcome.startswith("Outcome: not finished: interrupted while working on: when I "
+                              "create a timer"), outcome
+    finished = (Session().prompt("persist the timer profiles in the browser")
+                .edit("storage.ts")
+                .say("Profiles are saved in localStorage and switch from the Storage drawer.\n\n"
+                     "- the example buttons create a fresh profile\n- deleting the last "
+                     "profile is refused"))
+    assert finished.extract().summary.content.splitlines()[-1].startswith(
+        "Outcome: Profiles are saved in localStorage")
 
 
 def test_work_the_person_puts_off_in_passing_is_a_todo_and_a_question_keeps_its_context():

@@ -92,12 +92,20 @@ def _summary(extractor: Extractor, turns: list[Turn], files: list[str]) -> Findi
     if files:
         more = f" (+{len(files) - 12} more)" if len(files) > 12 else ""
         lines.append("Files changed: " + ", ".join(files[:12]) + more)
-    if closing is not None:
-        lines.append(f"Outcome: {shorten(closing.text, 500)}")
+    # The last work interrupted before its wrap-up: an earlier one ("Implementation
+    # Complete!", then "the app hangs") is no outcome.
+    stopped = next((t for t in reversed(turns) if t.worked), None)
+    outcome = shorten(closing.text, 1500) if closing is not None else None
+    if stopped is not None and stopped.interrupted and stopped.opener is not None and (
+        closing is None or closing.position < stopped.span()[0]
+    ):
+        outcome = ("not finished: interrupted while working on: "
+                   + shorten(stopped.opener.text, 200))
+    if outcome is not None:
+        lines.append(f"Outcome: {shorten(outcome, 500)}")
     return Finding(
         "task_summary", "\n".join(lines), "summary", at=closing.at if closing else None,
-        files=files[:50], problem=shorten(task, 1000),
-        solution=shorten(closing.text, 1500) if closing else None, importance=0.3,
+        files=files[:50], problem=shorten(task, 1000), solution=outcome, importance=0.3,
     )
 
 

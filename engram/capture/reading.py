@@ -55,7 +55,7 @@ def gist_of(texts: list[str], limit: int = 220) -> str:
 
 _LOG_LINE_RE = re.compile(
     r"^\W{0,3}(ERROR|FATAL|WARN(ING)?|CRITICAL|Traceback|panic(ked)?\b|error(\[\w+\])?:|"
-    r"[A-Z]\w*(Error|Exception)\b|\d{4}-\d\d-\d\d[ T]\d\d:)")
+    r"[A-Z]\w*(Error|Exception|Warning)\b|\d{4}-\d\d-\d\d[ T]\d\d:|node:\d+\))")
 
 
 def rule_type(sentence: str, *, long_prompt: bool = False, asking: bool = False
