@@ -2964,6 +2964,30 @@ def test_work_interrupted_after_an_earlier_wrap_up_is_the_summarys_outcome():
         "Outcome: Profiles are saved in localStorage")
 
 
+def test_a_session_ending_on_a_hypothesis_nobody_acted_on_leaves_a_todo():
+    hypothesis = ("Based on the app's encryption code, here is my hypothesis:\n\n## Hypothesis: "
+                  "Encryption mismatch\n\nThe decryption errors stem from the app using "
+                  "`tweetnacl.secretbox` with a nonce prepended, while the CLI only "
+                  "base64-decodes.")
+    session = (
+        Session().prompt("relay the app's messages to the CLI over the socket")
+        .edit("src/socket/client.ts")
+        .bash("npm run build", "")
+        .say("The CLI now joins the session room and relays every message it receives.\n\n"
+             "- reconnects with backoff\n- logs each update")
+        .prompt("messages from the app still fail to decrypt, look into it")
+        .tool("Read", {"file_path": f"{CWD}/src/sync/encryption.ts"}, "export function …")
+        .say(hypothesis)
+        .tool("TodoWrite", {"todos": [{"content": "Investigate the mismatch",
+                                       "status": "completed"}]}, "ok")
+    )
+    [todo] = found(session.extract(), "todo")
+    assert todo.startswith("Unsolved at the end: Hypothesis: Encryption mismatch"), todo
+    assert "secretbox" in todo
+    acted_on = session.edit("src/auth/crypto.ts").say("Switched the CLI to secretbox.")
+    assert found(acted_on.extract(), "todo") == []
+
+
 def test_work_the_person_puts_off_in_passing_is_a_todo_and_a_question_keeps_its_context():
     session = (
         Session().prompt("review #88 please, just findings")

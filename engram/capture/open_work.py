@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from . import lexicon, shell
-from .extractor import Extractor, Turn, is_prompt
+from .extractor import BOOKKEEPING_TOOLS, Extractor, Turn, is_prompt
 from .finding import Finding
 from .reading import (
     QUESTION_WORD_RE,
@@ -140,6 +140,9 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
     stopped = stopped_last(x)
     if stopped is not None:
         items.append(("todo", *stopped, -1))
+    unsolved = left_diagnosed(x, turns)
+    if unsolved is not None:
+        items.append(("todo", *unsolved, -1))
     seen: set[str] = set()
     for kind, text, at, anchor in items[:MAX_TODOS]:
         words = set(re.findall(r"\w+", text.lower()))
@@ -171,6 +174,23 @@ def stopped_last(x: Extractor) -> tuple[str, str | None] | None:
     if x.opening:  # what it was for, so that the todo is found by the task's words
         text += f" — in the task: {shorten(x.opening, 140)}"
     return text, call.at
+
+
+def left_diagnosed(x: Extractor, turns: list[Turn]) -> tuple[str, str | None] | None:
+    """The session ending on a cause put forward and not acted on ("## Hypothesis: the
+    issues stem from the app using tweetnacl.secretbox …", then nothing): the problem is
+    still there, and the hypothesis is where the next session starts."""
+    if not turns or turns[-1].worked or turns[-1].edited:
+        return None
+    final = next((e for e in reversed(x.events) if e.kind in ("text", "tool", "prompt")
+                  and not (e.tool and e.tool.name in BOOKKEEPING_TOOLS)), None)
+    if final is None or final.kind != "text" or not lexicon.HYPOTHESIS_RE.search(final.text[:600]):
+        return None
+    lines = [line for line in final.text.splitlines() if line.strip()]
+    while len(lines) > 1 and lines[0].rstrip().endswith((":", "：")):
+        lines.pop(0)  # "Based on the code, here is my hypothesis:" announces what follows
+    plain = " ".join(re.sub(r"[#*_`]+", "", " ".join(lines)).split())
+    return f"Unsolved at the end: {shorten(plain, 400)}", final.at
 
 
 def _put_off(sentence: str, marker: re.Pattern[str] = lexicon.DEFER_RE) -> str:

@@ -50,6 +50,7 @@ from .problems import (
     DIAGNOSIS_RE,
     FIX_LABEL_RE,
     FOUND_IT_RE,
+    HYPOTHESIS_RE,
     PROBLEM_RE,
     SELF_ERROR_RE,
 )
@@ -114,6 +115,7 @@ __all__ = [
     "FOUND_IT_RE",
     "GENERIC_YOU_RE",
     "HANDOFF_RE",
+    "HYPOTHESIS_RE",
     "LASTING_RE",
     "LATER_WORK_RE",
     "LEAN_RE",

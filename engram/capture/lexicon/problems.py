@@ -114,3 +114,12 @@ ACKNOWLEDGE_RE = re.compile(
     r"确实|你说得对|没错|確かに|おっしゃる通り|その通り|맞아요|맞습니다)(?!\w)",
     re.IGNORECASE,
 )
+
+# A cause put forward, not shown: "my hypothesis", "the issues stem from", "I suspect".
+HYPOTHESIS_RE = re.compile(_words(
+    r"\bhypothes[ie]s\b", r"\bi suspect\b", r"\b(stems?|stemming) from\b",
+    r"\bmy (best )?guess\b", r"\b(most )?(likely|probable) cause\b", r"\bhypothese\b",
+    r"\bich vermute\b", r"\bhypothèse\b", r"\bje soupçonne\b", r"\bhip[óo]tese\b",
+    r"\bhip[óo]tesis\b", r"\bsospecho\b", r"\bsuspeito\b", r"гипотез", r"подозреваю",
+    r"假设", r"推测", r"怀疑", r"仮説", r"と推測",
+), re.IGNORECASE)
