@@ -410,6 +410,30 @@ def test_a_summary_completes_a_fix_note_with_how_it_ended_under_the_same_identit
     assert len(bugs) == 1  # the partly fixed decryption is still open: no bug note
 
 
+def test_a_wrap_up_listing_what_broke_with_each_fix_gives_a_bug_note_per_item():
+    wrap_up = ("All browser tests pass now. The refactoring broke some functionality "
+               "because:\n\n1. **Sidechain messages** weren't getting the proper CSS class - "
+               "Fixed by adding a check for the `isSidechain` field and appending the "
+               "\"sidechain\" CSS class\n2. **System messages** were trying to access a "
+               "`message` field instead of `content` - Fixed by changing the attribute "
+               "access\n\nThe fixes were minimal.")
+    session = (
+        Session().prompt("finish phase 2 of the module split")
+        .edit("claude_code_log/html_generator.py")
+        .say(wrap_up)
+    )
+    bugs = found(session.extract(), "bug_note")
+    assert any(b.startswith("Sidechain messages weren't getting the proper CSS class - Fixed "
+                            "by adding a check for the `isSidechain`") for b in bugs), bugs
+    assert any("`message` field instead of `content`" in b for b in bugs), bugs
+    # A list of what was done, not of what broke: no bug notes from it.
+    done = (Session().prompt("add the export button")
+            .edit("src/export.ts")
+            .say("Here is what I changed:\n\n1. **Export button** added to the toolbar - "
+                 "fixed width so it lines up\n2. **CSV writer** streams rows"))
+    assert not any("Export button" in b for b in found(done.extract(), "bug_note"))
+
+
 def test_a_failing_command_replaced_by_a_variant_is_a_failed_attempt():
     session = (
         Session().prompt("install the deps for the dashboard")

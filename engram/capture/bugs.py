@@ -263,6 +263,61 @@ def review_findings(x: Extractor, turns: list[Turn]) -> None:
         found += 1
 
 
+def listed_fixes(x: Extractor, turns: list[Turn]) -> None:
+    """A wrap-up listing what broke with how each was fixed ("The refactoring broke some
+    functionality because:\n1. **Sidechain messages** weren't getting the proper CSS
+    class - Fixed by adding a check for the `isSidechain` field …"): a bug note per
+    item, unless one already names it."""
+    known = [f.content.lower() for f in x.findings if f.type in ("bug_note", "failed_attempt")]
+    for turn in turns:
+        closing = turn.closing()
+        if closing is None or not turn.edited:
+            continue
+        for intro, items in _lists_of(closing.text):
+            if not _CAUSES_INTRO_RE.search(intro):
+                continue
+            for item in items:
+                fixed = _ITEM_FIX_RE.search(item)
+                names = NAME_RE.findall(item)
+                if fixed is None or text_weight(item) < 40 or named_in(names, known):
+                    continue
+                known.append(item.lower())
+                x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "listed",
+                              at=closing.at, files=turn.files(x)[:10],
+                              problem=shorten(item[:fixed.start()].strip(" -—–:"), 240),
+                              solution=shorten(item[fixed.start():], MAX_FIX_CHARS),
+                              importance=0.55, anchor=closing.position))
+
+
+def _lists_of(text: str) -> list[tuple[str, list[str]]]:
+    """(the line that introduces it, its items) for each list in a text."""
+    found: list[tuple[str, list[str]]] = []
+    intro, items = "", []
+    for line in text.splitlines():
+        item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", line)
+        if item:
+            items.append(re.sub(r"\*\*|__", "", item.group(1)).strip())
+        elif line.strip():
+            if items:
+                found.append((intro, items))
+            intro, items = line.strip(), []
+    if items:
+        found.append((intro, items))
+    return found
+
+
+# A list's introduction that tells what was wrong: "broke some functionality because:",
+# "The failures came from:", "Root causes:", "Drei Ursachen:".
+_CAUSES_INTRO_RE = re.compile(
+    r"(\bbecause|\bbroke\b|\bcaused?\b|\bcame from\b|\b(issues|problems|bugs|failures) "
+    r"(were|was)\b|\bwhat was wrong\b|\broot causes?\b|\bursache|\bweil\b|\bparce que\b|"
+    r"\bporque\b|\bпотому что\b|\bпричин|原因|因为)[^\n]{0,80}[:：]\s*$", re.IGNORECASE)
+# How an item says it was fixed: "- Fixed by adding …", "→ fixed with …".
+_ITEM_FIX_RE = re.compile(
+    r"(\s[-—–→]+\s*|[:;,.]\s+)(fixed|resolved|solved|behoben|corrigé|corregido|corrigido|"
+    r"исправлено|修复)\b", re.IGNORECASE)
+
+
 def summarised_fixes(x: Extractor) -> None:
     """The "Errors and fixes" a compaction summary lists, for the fixes the events did
     not show (fixed in an edit, checked by another command): each unless a bug note

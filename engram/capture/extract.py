@@ -124,6 +124,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     choices.requested_design(extractor, turns)
     choices.weighed(extractor, turns)
     bugs.review_findings(extractor, turns)
+    bugs.listed_fixes(extractor, turns)
     choices.verdicts(extractor, turns)
     choices.numbered_answers(extractor, turns)
     choices.picked_options(extractor, turns)
