@@ -460,6 +460,23 @@ def test_a_failing_git_command_that_worked_with_other_options_is_a_failed_attemp
     assert "git add -f priv/static/assets/app.css" in attempt
 
 
+def test_a_lint_nit_taken_back_without_a_word_is_no_failed_attempt():
+    session = (
+        Session().prompt("wire the socket client into the start command")
+        .edit("src/socket/client.ts", "class SocketClient extends EventEmitter {",
+              "// eslint-disable-next-line unicorn/prefer-event-target\n"
+              "class SocketClient extends EventEmitter {")
+        .bash("npm run lint", "src/socket/client.ts\n  1:1  error  Unused eslint-disable "
+              "directive (no problems were reported from 'unicorn/prefer-event-target')",
+              failed=True)
+        .edit("src/socket/client.ts", "// eslint-disable-next-line unicorn/prefer-event-target\n"
+              "class SocketClient extends EventEmitter {",
+              "class SocketClient extends EventEmitter {")
+        .bash("npm run lint", "")
+    )
+    assert found(session.extract(), "failed_attempt") == []
+
+
 def test_an_edit_reverted_after_a_failure_is_a_failed_attempt():
     session = (
         Session().prompt("make the importer faster")

@@ -99,6 +99,9 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
         in_fix = any(s < edit_at < e for s, e in x.fix_windows)
         if in_fix and not lexicon.ALTERNATIVE_RE.search(passage):
             continue  # the reasoning of a fix belongs to its bug note
+        opening = (lexicon.sentences(passage) or [""])[0]
+        if lexicon.TRYING_RE.search(opening) or _TRIAL_RE.match(opening):
+            continue  # "Let me try without the --print flag": an experiment, not a choice
         call = x.events[edit_at].tool
         file = relative_path(call.file_path, x.cwd) if call and call.file_path else None
         gist = change_gist(call) if call is not None else ""
@@ -226,3 +229,7 @@ def about_change(texts: list[str], call: ToolCall) -> list[str]:
         name in names or any(name in n for n in names) for name in (
             w.lower() for w in _WORD_RE.findall(s)))]
     return [" ".join(kept)] if kept else texts
+
+
+# A change made to see what happens: "Let me check if the server uses wss instead".
+_TRIAL_RE = re.compile(r"^\W*(let me|let's|i'll) (check|see|test) (if|whether)\b", re.IGNORECASE)

@@ -118,3 +118,18 @@ def _telling(output: str, patterns: list[re.Pattern[str]]) -> str:
                     found = f"{found} {following}".strip()
                 return _clean(found)
     return ""
+
+
+# A compiler's or linter's diagnostic (tsc's TS2304, rustc's E0369, an ESLint rule's id,
+# flake8/ruff codes, mypy's error codes): fixed with no word of why, it is the routine
+# edit-build loop, not a problem anyone needs to know about later.
+_DIAGNOSTIC_RE = re.compile(
+    r"\berror (TS|CS)\d{4,5}\b|\berror\[E\d{4}\]|"
+    r"(^|[\s'\"(])@?[a-z][\w-]*/[a-z]+(-[a-z]+)+['\")]*\s*$|"  # plugin/rule-name
+    r"\s(no|prefer)(-[a-z]+)+['\")]*\s*$|"  # ESLint's own rules: no-undef
+    r"^\S+:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|"  # path:1:2: F401
+    r"\[[a-z]+(-[a-z]+)+\]\s*$")  # mypy: [attr-defined]
+
+
+def is_diagnostic(error: str) -> bool:
+    return bool(_DIAGNOSTIC_RE.search(error))

@@ -31,7 +31,7 @@ from .commands import (
     wrong_folder,
 )
 from .extractor import EDIT_TOOLS, Extractor
-from .failures import error_line
+from .failures import error_line, is_diagnostic
 from .finding import MAX_FIX_CHARS, Finding
 from .reading import first_sentences, gist_of, insight_passage, is_narration, text_weight
 from .transcript import ToolCall
@@ -267,7 +267,7 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
             and all(SCRATCH_RE.match(f) for f in files)  # a throwaway script's bug
             or _UNFORMATTED_RE.search(error)  # tidying
             or not why and (_SAYS_NOTHING_RE.match(error)  # "BUILD FAILED", no why
-                            or _DIAGNOSTIC_RE.search(error))):  # the edit-build loop
+                            or is_diagnostic(error))):  # the edit-build loop
         x.add(finding)
     return finding
 
@@ -317,17 +317,6 @@ _UNFORMATTED_RE = re.compile(
 _SAYS_NOTHING_RE = re.compile(
     r"^\W*(build failed|failed|failure|fail|error|errors?|it failed|tests? failed)"
     r"( in [\d.]+ ?m?s)?\W*$", re.IGNORECASE)
-
-
-# A compiler's or linter's diagnostic (tsc's TS2304, rustc's E0369, an ESLint rule's id,
-# flake8/ruff codes, mypy's error codes): fixed with no word of why, it is the routine
-# edit-build loop, not a problem anyone needs to know about later.
-_DIAGNOSTIC_RE = re.compile(
-    r"\berror (TS|CS)\d{4,5}\b|\berror\[E\d{4}\]|"
-    r"(^|[\s'\"(])@?[a-z][\w-]*/[a-z]+(-[a-z]+)+['\")]*\s*$|"  # plugin/rule-name
-    r"\s(no|prefer)(-[a-z]+)+['\")]*\s*$|"  # ESLint's own rules: no-undef
-    r"^\S+:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|"  # path:1:2: F401
-    r"\[[a-z]+(-[a-z]+)+\]\s*$")  # mypy: [attr-defined]
 
 
 # Reformatting the code before a format check: tidying, not a problem worth remembering.

@@ -15,7 +15,7 @@ from . import lexicon
 from .changes import change_gist
 from .commands import run_outcome, words_of
 from .extractor import BOOKKEEPING_TOOLS, EDIT_TOOLS, Extractor, relative_path
-from .failures import error_line
+from .failures import error_line, is_diagnostic
 from .finding import MAX_APPROACH_CHARS, Finding
 from .reading import first_sentences, gist_of, insight_passage, shorten
 from .transcript import ToolCall
@@ -108,11 +108,12 @@ def revert(x: Extractor, path: str, first: int, undo: int, *, replaced: bool = F
         errors, _written(tried_call), _written(undo_call))
     ):  # rewritten after some failure: a try given up only if the error named what it
         return  # added and the rewrite took that out ("Property '$use' does not exist")
-    why = (insight_passage(why_texts, 240)[0] or gist_of(why_texts)
-           or next((e for e in errors if e), ""))
+    told = insight_passage(why_texts, 240)[0] or gist_of(why_texts)
+    why = told or next((e for e in errors if e), "")
     said = [e.text for e in x.events[first:undo] if e.kind == "text"]
     verdict = next((t for t in reversed(said) if lexicon.ABANDON_RE.search(t)
                     or lexicon.DID_NOT_WORK_RE.search(t)), "")
+    quiet = not (tried or told or verdict) and is_diagnostic(why)  # a lint nit taken back
     shown = first_sentences(verdict, 240) if verdict else ""
     if shown and shown not in why:  # what the attempt showed
         why = f"{why}; {shown}" if why else shown
@@ -123,6 +124,8 @@ def revert(x: Extractor, path: str, first: int, undo: int, *, replaced: bool = F
     x.revert_windows.append((first, undo))
     x.undone.add(first)
     x.undoing.add(undo)
+    if quiet:  # the edit-build loop (as fixes.py reads it): taken back, nothing learnt
+        return
     undone = "replaced" if replaced else "reverted"
     content = f"Tried: {approach} ({gist}) — {undone}" if gist and gist not in approach else (
         f"Tried: {approach} — {undone}")
