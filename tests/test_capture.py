@@ -323,6 +323,20 @@ def test_a_subagents_own_transcript_file_is_read_beside_the_sessions(tmp_path):
     assert not found(extraction, "constraint")
 
 
+def test_a_subagents_transcript_file_read_on_its_own_is_that_agents_session(tmp_path):
+    side = _subagent_work()
+    for entry in side.entries:
+        entry.update(isSidechain=True, agentId="a1b2c3")
+    path = side.write(tmp_path / "agent-a1b2c3.jsonl")
+    session = transcript.read(str(path))
+    assert session.delegated and any(e.kind == "prompt" for e in session.events)
+    extraction = extract(session, CWD)
+    [bug] = found(extraction, "bug_note")
+    assert "KeyError: 'payment_intent'" in bug
+    assert not found(extraction, "constraint")  # the brief relays the parent agent's words
+    assert extraction.summary is not None
+
+
 def test_an_approved_plans_problem_and_solution_is_a_decision_with_its_why():
     plan = ("# Plan: session sharing\n\n### SessionStart hook\n\n**Problem**: the session id "
             "is not exposed to commands as an env var.\n\n**Solution**: a SessionStart hook "

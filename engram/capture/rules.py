@@ -20,6 +20,8 @@ def rules(x: Extractor) -> None:
     seen: set[str] = set()
     sources: list[tuple[str, str | None, str]] = [
         (e.text, e.at, "rule") for e in x.events if e.kind == "prompt"
+        # a subagent's brief relays the parent agent's instructions, not the person's rules
+        and not (x.session.delegated and e.text is x.opening)
     ]
     said = [normalized(text) for text, _, _ in sources]
     for event in x.events:  # what the user said before a compaction, if not here

@@ -121,6 +121,9 @@ class Session:
     cwd: str | None = None
     events: list[Event] = field(default_factory=list)
     truncated: bool = False  # only the newest part of a very large file was read
+    # A subagent's own transcript read on its own: its first prompt is the parent agent's
+    # brief, not a person's words
+    delegated: bool = False
     # The subagents' own conversations (Task/Agent calls), each a session of its own
     # whose "prompts" were written by the main agent, not by the person.
     subagents: list[Session] = field(default_factory=list)
@@ -215,7 +218,18 @@ def read(path: str) -> Session:
                   side_chain=name.removesuffix(".jsonl"))
         except OSError:
             continue
-    return session
+    return _own_session(session)
+
+
+def _own_session(session: Session) -> Session:
+    """A subagent's own transcript read on its own (`subagents/agent-*.jsonl`, every entry
+    a side chain): the agent's conversation is the session, not a side chain of nothing."""
+    if session.events or len(session.subagents) != 1 or not session.subagents[0].events:
+        return session
+    own = session.subagents[0]
+    own.truncated, own.delegated = session.truncated, True
+    own.session_id = own.session_id or session.session_id
+    return own
 
 
 def _feed(parser: _Parser, lines: Iterator[bytes], side_chain: str | None = None) -> None:
@@ -273,7 +287,7 @@ def parse_entries(entries: list[dict[str, Any]]) -> Session:
     for entry in entries:
         if isinstance(entry, dict):
             parser.entry(entry)
-    return session
+    return _own_session(session)
 
 
 class _Parser:
