@@ -637,6 +637,10 @@ def test_a_background_run_still_running_has_no_verdict():
     # run inside an environment: the command inside decides
     ("nix develop -c cargo test", "test"),
     ("nix-shell --run 'make check'", "lint"),
+    # in a subshell: the commands inside decide
+    ("(source .venv/bin/activate && pytest)", "test"),
+    ("(cd web && npm run build) && echo done", "build"),
+    ("(cd web && ls)", None),
     # a program run on the project's tests is a test run, whatever its name
     ("pg_prove -d shop_dev tests/audit_test.sql", "test"),
     ("godot --headless -s addons/gut/gut_cmdln.gd -gdir=res://test -gexit", "test"),
@@ -3317,6 +3321,15 @@ def test_a_question_that_is_to_change_nothing_leaves_nothing_in_any_wording():
     assert asked.extract().findings == []
     assert rule_type("毎回 lualatex が4回走ります", asking=True) is None
     assert rule_type("毎回 lualatex が4回走ります") == "constraint"  # as a rule elsewhere
+
+
+def test_a_long_command_is_shown_as_its_family_with_the_switches_before_its_message():
+    from engram.capture.commands import display_command
+
+    commit = "cd ~/repo && git commit --no-gpg-sign -m \"$(cat <<'EOF'\nSync logs\n\n- a\nEOF\n)\""
+    assert display_command(commit) == "git commit --no-gpg-sign"
+    assert display_command("git commit -m \"$(cat <<'EOF'\nx\nEOF\n)\"") == "git commit"
+    assert display_command("pytest -q tests/unit") == "pytest -q tests/unit"  # as typed
 
 
 def test_a_throwaway_run_in_a_scratch_folder_is_no_recipe():

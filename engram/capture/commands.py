@@ -302,7 +302,20 @@ def display_command(command: str) -> str:
     normalized = shell.normalize_command(command)
     if normalized and len(normalized) <= 200:
         return normalized
-    return family(command) or shorten(command, 120)
+    name = family(command)
+    if not name:
+        return shorten(command, 120)
+    # with the switches typed before its message: `git commit --no-gpg-sign` worked
+    # where `git commit` failed
+    words = words_of(command, last=True)
+    switches = []
+    for word in words[len(name.split()):]:
+        if not word.startswith("-") or word in ("-m", "--message", "-F", "--file") or (
+            "\n" in word or len(word) > 40
+        ):
+            break
+        switches.append(word)
+    return " ".join([name, *switches])
 
 
 @dataclass

@@ -381,10 +381,18 @@ def searched(command: str) -> bool:
 
 
 def segments(command: str) -> list[list[str]]:
-    """The words of each simple command (for classification); [] when unreadable."""
+    """The words of each simple command (for classification), those of a subshell
+    (`(source .venv/bin/activate && pytest)`) included; [] when unreadable."""
     try:
         parsed = parse(command)
     except ShellSyntaxError:
         return []
-    return [stage.words for pipeline in parsed.pipelines for stage in pipeline.stages
-            if stage.words]
+    found: list[list[str]] = []
+    for pipeline in parsed.pipelines:
+        for stage in pipeline.stages:
+            words = stage.words
+            if len(words) == 1 and words[0].startswith("(") and words[0].endswith(")"):
+                found += segments(words[0][1:-1])
+            elif words:
+                found.append(words)
+    return found
