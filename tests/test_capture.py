@@ -3332,6 +3332,25 @@ def test_a_long_command_is_shown_as_its_family_with_the_switches_before_its_mess
     assert display_command("pytest -q tests/unit") == "pytest -q tests/unit"  # as typed
 
 
+def test_a_program_the_shell_could_not_find_then_run_another_way_is_a_project_fact():
+    session = (
+        Session().prompt("do all the tests pass?")
+        .bash("pytest", "/bin/bash: line 1: pytest: command not found", failed=True)
+        .say("Need to activate the virtual environment.")
+        .bash("(source .venv/bin/activate && pytest)", "40 passed in 1.2s")
+        .edit("README.md")
+    )
+    extraction = session.extract()
+    assert found(extraction, "project_fact") == [
+        "`pytest` is not on the PATH here: it runs as `(source .venv/bin/activate && pytest)`"]
+    assert found(extraction, "failed_attempt") == []
+    never = (Session().prompt("build the docs")
+             .bash("mkdocs build", "/bin/bash: mkdocs: command not found", failed=True)
+             .edit("docs/index.md"))
+    assert found(never.extract(), "project_fact") == []
+    assert len(found(never.extract(), "failed_attempt")) == 1
+
+
 def test_a_throwaway_run_in_a_scratch_folder_is_no_recipe():
     from engram.capture.commands import is_recipe
 

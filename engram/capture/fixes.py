@@ -24,6 +24,7 @@ from .commands import (
     is_read_only,
     is_watched,
     kept_running,
+    program_of,
     run_outcome,
     same_error,
     targets,
@@ -180,9 +181,33 @@ def unavailable(x: Extractor) -> None:
         after = [e.text for e in x.events[index + 1:index + 5] if e.kind == "text"][:1]
         why = first_sentences(after[0], 240) if after else ""
         command = display_command(call.command or "")
+        way = _way_it_runs(x, index, call) if _NOT_ON_PATH_RE.search(error) else None
+        if way is not None:  # `pytest: command not found`, then `(source .venv/… && pytest)`
+            x.add(Finding("project_fact", f"`{command}` is not on the PATH here: it runs as "
+                          f"`{display_command(way.command or '')}`", "unavailable",
+                          at=way.at, problem=error, importance=0.55, anchor=event.position))
+            continue
         content = f"`{command}` failed: {error}" + (f" — {why}" if why else "")
         x.add(Finding("failed_attempt", content, "unavailable", at=call.at,
                       problem=error, importance=0.5, anchor=event.position))
+
+
+def _way_it_runs(x: Extractor, index: int, missing: ToolCall) -> ToolCall | None:
+    """The later command that ran the program a shell could not find, and passed."""
+    program = program_of(missing.command or "")
+    for event in x.events[index + 1:]:
+        call = event.tool
+        if call is not None and call.name == "Bash" and call.command != missing.command and (
+            run_outcome(call) is True
+        ) and any(words[0].rsplit("/", 1)[-1] == program
+                  for words in shell.segments(call.command or "")):
+            return call
+    return None
+
+
+_NOT_ON_PATH_RE = re.compile(r"\bcommand not found\b|\bnot found in PATH\b|"
+                             r"\bis not recognized as an internal or external command\b",
+                             re.IGNORECASE)
 
 
 def did_not_help(x: Extractor, failing: ToolCall, again: ToolCall, error: str) -> None:
