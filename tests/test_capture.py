@@ -1587,6 +1587,27 @@ def test_a_confirmed_commit_is_a_decision_with_its_why_and_files():
     assert decision.files == ["app/retry.py", "tests/test_retry.py"]
 
 
+def test_a_fix_listed_in_a_commit_that_is_not_one_is_a_bug_note_of_its_own():
+    message = ("Generate one chronological transcript & fix timestamp redaction\n\n"
+               "- Modified convert_to_markdown.py to write one CHAT_LOG.md\n"
+               "  * sorted oldest first\n"
+               "- Fixed sync_raw_logs.py phone number pattern\n"
+               "  * Was incorrectly redacting ISO timestamps\n"
+               "  * Updated regex to exclude timestamp patterns\n\n"
+               "Co-Authored-By: Claude <noreply@anthropic.com>")
+    command = f"git commit -m \"$(cat <<'EOF'\n{message}\nEOF\n)\""
+    session = (
+        Session().prompt("merge the transcripts into one file")
+        .edit("scripts/convert_to_markdown.py")
+        .bash(command, "[main 1a2b3c4] Generate one chronological transcript\n 2 files changed")
+    )
+    commits = [f for f in session.extract().findings if f.origin == "commit"]
+    assert [f.type for f in commits] == ["decision", "bug_note"]
+    assert commits[1].content == ("Fixed sync_raw_logs.py phone number pattern; Was incorrectly "
+                                  "redacting ISO timestamps; Updated regex to exclude timestamp "
+                                  "patterns")
+
+
 def test_a_refused_or_title_only_commit_is_not_a_memory():
     refused = (
         Session().prompt("commit the retry work").edit("app/retry.py")

@@ -47,6 +47,23 @@ class Commit:
         return bool(_FIX_SUBJECT_RE.match(self.subject))
 
     @property
+    def fixes(self) -> list[str]:
+        """The fixes a commit that is not one lists in its body ("- Fixed sync_raw_logs.py
+        phone number pattern" with what its sub-items say), each on one line."""
+        if self.is_fix:
+            return []
+        found: list[str] = []
+        for line in self.body.splitlines():
+            item = re.match(r"^[-*•]\s+(.+)$", line)  # a top-level item
+            if item:
+                found.append(item.group(1).strip())
+            elif found and re.match(r"^\s+[-*•]\s+\S", line):  # its sub-items
+                found[-1] += "; " + line.strip().lstrip("-*• ")
+            elif line.strip():
+                found.append("")  # prose ends an item
+        return [item for item in found if _FIX_SUBJECT_RE.match(item)]
+
+    @property
     def text(self) -> str:
         text = f"{self.subject}\n\n{self.body}" if self.body else self.subject
         return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS - 1] + "…"

@@ -192,6 +192,9 @@ def commits(x: Extractor) -> None:
         x.add(Finding("bug_note" if commit.is_fix else "decision", commit.text,
                       "commit", at=event.at, files=files[:30], importance=0.6,
                       anchor=event.position))
+        for fixed in commit.fixes:  # a fix made along the way is a bug note of its own
+            x.add(Finding("bug_note", shorten(fixed, MAX_FIX_CHARS), "commit", at=event.at,
+                          files=files[:30], importance=0.55, anchor=event.position))
 
 
 def plans(x: Extractor) -> None:
