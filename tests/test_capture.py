@@ -1587,6 +1587,20 @@ def test_a_confirmed_commit_is_a_decision_with_its_why_and_files():
     assert decision.files == ["app/retry.py", "tests/test_retry.py"]
 
 
+def test_a_final_wrap_ups_item_that_tells_a_fix_is_a_bug_note_not_a_decision():
+    session = (
+        Session().prompt("examine the pending changes and commit them")
+        .edit(".gitignore", "main.py.oldscratch/", "main.py.old\nscratch/")
+        .bash("git commit -am 'tidy'", "[master 1a2b3c4] tidy")
+        .say("Committed.\n\n- Fixed `.gitignore` (it had `main.py.oldscratch` instead of "
+             "separate entries for `main.py.old` and `scratch/`)\n- Kept the README as it is, "
+             "since it already documents the tar support and its limits")
+    )
+    extraction = session.extract()
+    assert any("main.py.oldscratch" in b for b in found(extraction, "bug_note"))
+    assert not any("main.py.oldscratch" in d for d in found(extraction, "decision"))
+
+
 def test_a_fix_listed_in_a_commit_that_is_not_one_is_a_bug_note_of_its_own():
     message = ("Generate one chronological transcript & fix timestamp redaction\n\n"
                "- Modified convert_to_markdown.py to write one CHAT_LOG.md\n"

@@ -152,6 +152,10 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
         if final is None or closing.position != final.position:
             continue
         for item in design_items(settled):
+            if _FIXED_ITEM_RE.match(item):  # "Fixed `.gitignore` (it had …)": a fix told
+                x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
+                              at=closing.at, importance=0.55, anchor=closing.position))
+                continue
             candidates.append((1, Finding(
                 "decision", shorten(item, MAX_REASON_CHARS), "wrap-up",
                 at=closing.at, files=[], importance=0.55, anchor=closing.position)))
@@ -236,3 +240,6 @@ def about_change(texts: list[str], call: ToolCall) -> list[str]:
 
 # A change made to see what happens: "Let me check if the server uses wss instead".
 _TRIAL_RE = re.compile(r"^\W*(let me|let's|i'll) (check|see|test) (if|whether)\b", re.IGNORECASE)
+# A wrap-up's item that tells a fix: "Fixed `.gitignore` (…)", "Behoben: …", "修复了 …".
+_FIXED_ITEM_RE = re.compile(r"^\W*(fixed|fixes|fix|behoben|corrigé|arreglado|corregido|"
+                            r"corrigido|исправлен\w*|修复|修正)\b", re.IGNORECASE)
