@@ -119,16 +119,18 @@ class KeywordMethods:
         return [Candidate(r[0], float(r[1])) for r in ranked(query)]
 
     def _statistics(self, phrases: list[str]) -> tuple[int, float, dict[str, int]]:
-        """(documents, average terms per document, df of each term or phrase)."""
-        docs, total_terms = self._rows("SELECT docs, terms FROM corpus WHERE id = 1")[0]
+        """(documents, average terms per document, df of each term or phrase), in one
+        round trip: a word's df is kept in `term_df`, a phrase's is counted by the index."""
         words = [p for p in phrases if " " not in p]
-        df = dict(self._rows("SELECT term, df FROM term_df WHERE term = ANY(%s)", (words,))) \
-            if words else {}
-        for phrase in phrases:
-            if " " in phrase:
-                df[phrase] = self._rows(
-                    "SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple', %s)",
-                    (tsquery_term(phrase),))[0][0]
+        multi = [p for p in phrases if " " in p]
+        docs, total_terms, word_df, phrase_df = self._rows(
+            "SELECT c.docs, c.terms, (SELECT jsonb_object_agg(term, df) FROM term_df"
+            " WHERE term = ANY(%s)), ARRAY(SELECT (SELECT COUNT(*) FROM memories WHERE"
+            " terms_tsv @@ to_tsquery('simple', q.t)) FROM unnest(%s::text[])"
+            " WITH ORDINALITY AS q(t, i) ORDER BY q.i) FROM corpus c WHERE c.id = 1",
+            (words, [tsquery_term(p) for p in multi]))[0]
+        df = {**(word_df or {}), **dict(zip(multi, phrase_df, strict=True))}
+        self.known_docs = int(docs)
         docs = max(int(docs), 1)
         return docs, max(total_terms / docs, 1e-9), {p: int(df.get(p, 0)) for p in phrases}
 
