@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 
 import pytest
 from test_search_speedups import QUERIES, _fill, _snapshot
@@ -231,3 +232,33 @@ def test_document_frequencies_in_one_statement_are_the_counts(any_mem, backend):
     assert df == holding
     assert df["nowhere"] == df["pool x"] == 0
     assert df["connect pool"] == 3 and df["postgr"] == 6
+
+
+def test_a_keyword_pool_reads_the_statistics_once(any_mem, backend, monkeypatch):
+    """The AND search, the OR search and the coverage weights of one keyword pool ask for
+    the same counts: one statement for them all, and the same candidates and scores."""
+    _postgres_only(backend)
+    _fill(any_mem, copies=6)
+    store = any_mem.store
+    weights = any_mem.weights
+    filters = any_mem.filters()
+    groups = retrieval.query_terms("flaky checkout session.ts deploy quokka")
+    sent: list[str] = []
+    original = store._rows
+
+    def counted(sql, params=()):
+        sent.append(sql)
+        return original(sql, params)
+
+    monkeypatch.setattr(store, "_rows", counted)
+
+    def statistics_read() -> int:
+        return sum(1 for sql in sent if sql.startswith("SELECT c.docs, c.terms"))
+
+    pool = retrieval._keyword_pool(store, groups, filters, 50, weights)
+    assert statistics_read() == 1
+    assert len(pool[0]) < 50 and pool[1]  # AND found too few: OR searched, coverage weighed
+    sent.clear()
+    monkeypatch.setattr(retrieval, "_one_reading", lambda store: nullcontext())
+    assert retrieval._keyword_pool(store, groups, filters, 50, weights) == pool
+    assert statistics_read() == 3

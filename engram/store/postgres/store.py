@@ -66,8 +66,9 @@ ANALYZE_AFTER = 500
 _ANALYZED_KEY = "analyzed_seq"
 #: Memories from which a hybrid search runs its keyword half on the store's own thread and
 #: connection while the calling thread embeds the query and walks the vectors
-#: (side_runner); measured in benchmarks/RESULTS.md (scale-postgres).
-PARALLEL_MIN_ROWS = 1_000
+#: (side_runner): on smaller stores the hand-over costs what the overlap saves
+#: (benchmarks/RESULTS.md, scale-postgres).
+PARALLEL_MIN_ROWS = 2_000
 
 
 class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
@@ -105,6 +106,7 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         #: Memories in the store as the last keyword search read them (corpus.docs): what
         #: side_runner compares with its threshold without a round trip of its own.
         self.known_docs = 0
+        self._readings = threading.local()
         self._connect(vectors=False)  # the vector type exists once the schema does
         try:
             self.upgraded_from = migrate(self._conn)
