@@ -236,8 +236,8 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         connection of its own) while the caller embeds the query and walks the vectors on
         `_conn`; or None where that does not pay or could not work.
 
-        Each half is mostly waiting for the server, so they overlap even on a loaded
-        machine. None below `parallel_min_rows` memories (as the last keyword search
+        Each half is mostly its own backend's work on the server, so with a free core they
+        overlap. None below `parallel_min_rows` memories (as the last keyword search
         counted them; handing work to a thread costs more than the overlap saves on a
         tiny store), after `close`, for a store with a deadline (a hook answering
         in-process: one connection, as before), and inside a transaction on the calling
@@ -255,6 +255,7 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
                     # A forked child must not use (nor close) its parent's session; the
                     # connection is dropped, and psycopg does not end it from a child.
                     self._side_conn = None
+                self._side_ident = None  # until the new thread starts
                 self._side = ThreadPoolExecutor(1, thread_name_prefix="engram-keyword",
                                                 initializer=self._mark_side_thread)
                 self._side_pid = os.getpid()
