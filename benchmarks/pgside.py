@@ -72,7 +72,7 @@ class _RoundTrips:
         psycopg.Connection.transaction = counted_transaction  # type: ignore[method-assign]
 
 
-def _build(server: str, size: int, seed: int) -> str:
+def _build(server: str, size: int, seed: int, embedder: str) -> str:
     """A store of `size` memories filled as scale's bulk fill does (no import)."""
     import engram
 
@@ -81,7 +81,7 @@ def _build(server: str, size: int, seed: int) -> str:
 
     url = postgres_database(server, f"side_{size}")
     gen = Generator(seed, projects=max(8, min(120, size // 400)))
-    with engram.open(url, embedder="bundled") as mem:
+    with engram.open(url, embedder=embedder) as mem:
         mem.lifecycle.upkeep_mode = "off"
         _bulk_fill(mem, list(gen.memories(size)), mem.embedder, False)
     return url
@@ -91,7 +91,8 @@ def _load() -> float:
     return round(os.getloadavg()[0], 2)
 
 
-def measure(url: str, size: int, seed: int, queries: int, passes: int) -> dict[str, Any]:
+def measure(url: str, size: int, seed: int, queries: int, passes: int,
+            embedder: str = "bundled") -> dict[str, Any]:
     import contextlib
 
     import engram
@@ -116,7 +117,7 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int) -> dict[s
     loads = [_load()]
     # A fixed clock: every variant's scores are comparable, decay included.
     now = datetime.now(UTC)
-    with engram.open(url, embedder="bundled", clock=lambda: now) as mem:
+    with engram.open(url, embedder=embedder, clock=lambda: now) as mem:
         mem.lifecycle.upkeep_mode = "off"
         store = mem.store
         for text in texts[:5]:
@@ -163,11 +164,13 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int) -> dict[s
 @click.option("--seed", default=7, show_default=True, type=int)
 @click.option("--queries", default=200, show_default=True, type=int)
 @click.option("--passes", default=2, show_default=True, type=int)
-def command(url: str, size: int, build: bool, seed: int, queries: int, passes: int) -> None:
+@click.option("--embedder", default="bundled", show_default=True)
+def command(url: str, size: int, build: bool, seed: int, queries: int, passes: int,
+            embedder: str) -> None:
     """A/B: the keyword half beside the vector half or not, one process, one store."""
     if build:
-        url = _build(url, size, seed)
-    click.echo(json.dumps(measure(url, size, seed, queries, passes), indent=2))
+        url = _build(url, size, seed, embedder)
+    click.echo(json.dumps(measure(url, size, seed, queries, passes, embedder), indent=2))
 
 
 if __name__ == "__main__":
