@@ -10,7 +10,7 @@ import contextvars
 import heapq
 import time
 from collections.abc import Callable, Sequence
-from contextlib import suppress
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -253,20 +253,29 @@ def _keyword_pool(
 ) -> tuple[list[Candidate], dict[str, float] | None]:
     """The keyword candidates (AND, then OR if AND finds too few) with their term
     evidence, and each one's query coverage (None for a one-group query)."""
-    keyword = store.keyword_search(groups, "and", filters, pool)
-    if len(keyword) < pool and len(groups) > 1:
-        seen = {c.memory_id for c in keyword}
-        extra = store.keyword_search(groups, "or", filters, pool)
-        keyword += [c for c in extra if c.memory_id not in seen]
-        keyword.sort(key=lambda c: -c.score)
-    coverage = None
-    if keyword and len(groups) > 1:
-        # One indexed query for the pool's terms: ~0.5 ms for 50 candidates at 10K.
-        terms = store.terms_of([c.memory_id for c in keyword])
-        matches = ranking.match_query(groups, terms)
-        keyword = ranking.term_evidence(keyword, groups, terms, weights, matches)
-        coverage = _coverage(store, groups, matches)
+    with _one_reading(store):
+        keyword = store.keyword_search(groups, "and", filters, pool)
+        if len(keyword) < pool and len(groups) > 1:
+            seen = {c.memory_id for c in keyword}
+            extra = store.keyword_search(groups, "or", filters, pool)
+            keyword += [c for c in extra if c.memory_id not in seen]
+            keyword.sort(key=lambda c: -c.score)
+        coverage = None
+        if keyword and len(groups) > 1:
+            # One indexed query for the pool's terms: ~0.5 ms for 50 candidates at 10K.
+            terms = store.terms_of([c.memory_id for c in keyword])
+            matches = ranking.match_query(groups, terms)
+            keyword = ranking.term_evidence(keyword, groups, terms, weights, matches)
+            coverage = _coverage(store, groups, matches)
     return keyword, coverage
+
+
+def _one_reading(store: Store) -> AbstractContextManager[Any]:
+    """The store's scope for reading the corpus statistics (documents, each term's
+    frequency) once for the whole keyword pool, if it has one: the AND search, the OR
+    search and the coverage weights all ask for the same terms' counts."""
+    scope = getattr(store, "one_reading", None)
+    return scope() if scope is not None else nullcontext()
 
 
 def _coverage(

@@ -117,6 +117,25 @@ def test_engram_bench_scale_measures_postgresql_too(cli_env, tmp_path):
     assert "<!-- scale-postgres:start -->" in results.read_text()
 
 
+def test_the_postgresql_side_thread_ab_runs_and_finds_the_same_answers(tmp_path):
+    import subprocess
+
+    import pg_support
+
+    if not pg_support.available():
+        pytest.skip("PostgreSQL tests need the test extra")
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.pgside", "--db", pg_support.fresh_url(), "--build",
+         "--size", "300", "--queries", "12", "--passes", "1", "--embedder", EMBEDDER],
+        capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["answers_different"] == 0 and result["queries"] == 12
+    before, beside = result["variants"]["before"], result["variants"]["side"]
+    assert beside["keyword_round_trips"] < before["keyword_round_trips"]
+    assert beside["hybrid_50_ms"] > 0
+
+
 def test_synthetic_memories_are_deterministic():
     from benchmarks.synthetic import Generator
 

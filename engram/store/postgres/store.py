@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -44,6 +45,8 @@ from .sql import redacted_url, row_to_memory, translate_error, where_clause
 from .vectors import VectorMethods
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
 
 _COLUMNS = (
@@ -61,6 +64,11 @@ _WRITE_LOCK = 0x656E6777  # "engw": one writer at a time per database
 #: Memories written before the planner's statistics are refreshed (or a tenth of the store).
 ANALYZE_AFTER = 500
 _ANALYZED_KEY = "analyzed_seq"
+#: Memories from which a hybrid search runs its keyword half on the store's own thread and
+#: connection while the calling thread embeds the query and walks the vectors
+#: (side_runner): on smaller stores the hand-over costs what the overlap saves
+#: (benchmarks/RESULTS.md, scale-postgres).
+PARALLEL_MIN_ROWS = 2_000
 
 
 class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
@@ -86,6 +94,19 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         #: pipelined executemany) before the next statement or the commit.
         self._unwritten: list[tuple] = []
         self._reset_statistics()
+        self._closed = False
+        self._side: ThreadPoolExecutor | None = None  # side_runner's thread, once started
+        self._side_pid = 0
+        self._side_ident: int | None = None  # that thread's id
+        #: That thread's own connection (opened on its first statement), so the caller's
+        #: vector half never waits behind the keyword half for `_conn`.
+        self._side_conn: Any = None
+        self._side_lock = threading.Lock()
+        self.parallel_min_rows = PARALLEL_MIN_ROWS
+        #: Memories in the store as the last keyword search read them (corpus.docs): what
+        #: side_runner compares with its threshold without a round trip of its own.
+        self.known_docs = 0
+        self._readings = threading.local()
         self._connect(vectors=False)  # the vector type exists once the schema does
         try:
             self.upgraded_from = migrate(self._conn)
@@ -96,15 +117,23 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         self._ledger = Ledger(self)
 
     def _connect(self, *, vectors: bool = True) -> None:
+        self._conn = self._open(vectors=vectors)
+
+    def _open(self, *, vectors: bool = True) -> Any:
+        """A new autocommit connection with the store's deadline (if any) applied."""
         import psycopg
 
+        conn = None
         try:
-            self._conn = psycopg.connect(self._url, autocommit=True,
-                                         connect_timeout=self._connect_timeout())
-            self._apply_deadline()
+            conn = psycopg.connect(self._url, autocommit=True,
+                                   connect_timeout=self._connect_timeout())
+            self._apply_deadline(conn)
             if vectors:
-                self._register_vectors()
+                self._register_vectors(conn)
+            return conn
         except psycopg.Error as exc:
+            if conn is not None:
+                conn.close()
             raise translate_error(exc, self._url) from None
 
     def _usable(self) -> None:
@@ -124,22 +153,22 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
             return 10
         return max(1, math.ceil(self._deadline - time.monotonic()))
 
-    def _apply_deadline(self) -> None:
+    def _apply_deadline(self, conn: Any) -> None:
         import time
 
         if self._deadline is None:
             return
         left = max(1, int((self._deadline - time.monotonic()) * 1000))
-        self._conn.execute(f"SET statement_timeout = {left}")
-        self._conn.execute(f"SET lock_timeout = {left}")
+        conn.execute(f"SET statement_timeout = {left}")
+        conn.execute(f"SET lock_timeout = {left}")
 
-    def _register_vectors(self) -> None:
+    def _register_vectors(self, conn: Any = None) -> None:
         try:
             from pgvector.psycopg import register_vector
         except ImportError:
             raise StoreError("PostgreSQL needs its extra: pip install 'engram-recall[postgres]'"
                              ) from None
-        register_vector(self._conn)
+        register_vector(self._conn if conn is None else conn)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -150,19 +179,28 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         except psycopg.Error as exc:
             raise translate_error(exc, self._url) from None
 
-    def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        """The connection this thread's statement runs on, held for it, errors translated:
+        the side thread's own there (side_runner), else the store's, with the rows
+        `insert` buffered written first."""
+        if self._side_ident is not None and threading.get_ident() == self._side_ident:
+            with self._side_lock, self._errors():
+                yield self._side_connection()
+            return
         with self._lock:
             self._usable()
             with self._errors():
                 self._flush_inserts()
-                return self._conn.execute(sql, params)
+                yield self._conn
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        with self._connection() as conn:
+            return conn.execute(sql, params)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        with self._lock:
-            self._usable()
-            with self._errors():
-                self._flush_inserts()
-                return self._conn.execute(sql, params).fetchall()
+        with self._connection() as conn:
+            return conn.execute(sql, params).fetchall()
 
     def _flush_inserts(self) -> None:
         """Write the rows `insert` buffered: every statement after them (a read included)
@@ -176,8 +214,72 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         self._probe([row[0] for row in rows if row[-1] is not None])
 
     def close(self) -> None:
+        self._closed = True
+        side, self._side = self._side, None
+        if side is not None and self._side_pid == os.getpid():
+            side.shutdown(wait=True)  # outside the lock: its work may be waiting for it
         with self._lock:
             self._conn.close()
+        with self._side_lock:
+            if self._side_conn is not None and self._side_pid == os.getpid():
+                self._side_conn.close()  # (a forked child's copy is only dropped)
+            self._side_conn = None
+
+    # --- the keyword half beside the vector half ----------------------------------------
+
+    def holds_lock(self) -> bool:
+        """Whether the calling thread holds the store's lock (e.g. inside `transaction`)."""
+        return self._lock._is_owned()  # type: ignore[attr-defined]
+
+    def side_runner(self) -> ThreadPoolExecutor | None:
+        """The store's one worker thread, for a search to run its keyword half (on a
+        connection of its own) while the caller embeds the query and walks the vectors on
+        `_conn`; or None where that does not pay or could not work.
+
+        Each half is mostly its own backend's work on the server, so with a free core they
+        overlap. None below `parallel_min_rows` memories (as the last keyword search
+        counted them; handing work to a thread costs more than the overlap saves on a
+        tiny store), after `close`, for a store with a deadline (a hook answering
+        in-process: one connection, as before), and inside a transaction on the calling
+        thread: the side connection would not see the transaction's own writes. Its
+        statements see what is committed, as the caller's do outside a transaction.
+        """
+        if (self.known_docs < self.parallel_min_rows or self._closed
+                or self._deadline is not None or self.holds_lock()):
+            return None
+        from concurrent.futures import ThreadPoolExecutor
+
+        with self._lock:
+            if self._side is None or self._side_pid != os.getpid():  # none yet, or forked
+                with self._side_lock:
+                    # A forked child must not use (nor close) its parent's session; the
+                    # connection is dropped, and psycopg does not end it from a child.
+                    self._side_conn = None
+                self._side_ident = None  # until the new thread starts
+                self._side = ThreadPoolExecutor(1, thread_name_prefix="engram-keyword",
+                                                initializer=self._mark_side_thread)
+                self._side_pid = os.getpid()
+            return self._side
+
+    def _mark_side_thread(self) -> None:
+        self._side_ident = threading.get_ident()
+
+    def _side_connection(self) -> Any:
+        """The side thread's connection (the caller holds `_side_lock`): opened on first
+        use, and again once lost (a restart, an idle timeout), as `_usable` does for
+        `_conn`."""
+        conn = self._side_conn
+        if conn is not None and not (conn.closed or conn.broken):
+            return conn
+        if self._closed:
+            raise StoreError(f"the store at {self.path} is closed")
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+        self._side_conn = None
+        # No vector type registered: nothing on this connection reads vectors.
+        self._side_conn = self._open(vectors=False)
+        return self._side_conn
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
