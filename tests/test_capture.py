@@ -2906,6 +2906,22 @@ def test_what_a_wrap_up_proposes_or_offers_after_the_work_decides_nothing():
     assert not any("haven't touched" in t for t in found(extraction, "todo"))
 
 
+def test_the_reasoned_choices_of_the_final_wrap_up_are_decisions_not_every_earlier_ones():
+    earlier = ("The exporter buffers rows in memory instead of streaming them, because the "
+               "first version only has to handle a few hundred orders.\n\n- done")
+    final = ("The export now streams rows with a server-side cursor instead of buffering "
+             "them, because March alone had 400k payments.\n\n- done")
+    session = (
+        Session().prompt("add a CSV export of payments")
+        .edit("export.py").say(earlier)
+        .prompt("it runs out of memory on March, fix it")
+        .edit("export.py").say(final)
+    )
+    decisions = found(session.extract(), "decision")
+    assert any("server-side cursor instead of buffering" in d for d in decisions), decisions
+    assert not any("buffers rows in memory" in d for d in decisions), decisions
+
+
 def test_a_lesson_asked_for_or_a_tool_servers_write_is_no_project_fact():
     lesson = (
         Session().prompt("read https://spacy.io/api/doc and explain its content to me")

@@ -15,7 +15,7 @@ from . import lexicon
 from .changes import change_gist
 from .commands import SCRATCH_RE
 from .commits import commit_of
-from .extractor import EDIT_TOOLS, Extractor, Turn, is_prompt, relative_path
+from .extractor import EDIT_TOOLS, Extractor, Turn, relative_path
 from .finding import MAX_FIX_CHARS, Finding
 from .reading import (
     MAX_REASON_CHARS,
@@ -24,7 +24,6 @@ from .reading import (
     first_sentences,
     insight_passage,
     insight_score,
-    is_list,
     normalized,
     open_heading,
     plan_decisions,
@@ -37,7 +36,6 @@ MAX_DECISIONS = 8
 # Where the decisions ranked against each other come from: the best MAX_DECISIONS of the
 # whole session are kept, so a turn's choice may later give way to a better one.
 RANKED_ORIGINS = frozenset({"pre-edit", "wrap-up"})
-LONG_TEXT_CHARS = 300  # a text this long after edits is a summary, wherever it stands
 # The agent's own notes outside the project (plan mode's plan file, its todo lists): writing
 # one decides nothing about the code.
 _AGENT_NOTES_RE = re.compile(r"[/\\]\.claude[/\\](plans|todos)[/\\]")
@@ -113,26 +111,16 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
     if not wrap_ups:
         _keep_best(x, candidates)
         return
-    # Reasoned choices stated in summaries: the wrap-ups, and any long text written
-    # after the session changed something (a summary a stop hook sent back to work).
-    edited_at = next((e.position for e in x.events if e.tool is not None
-                      and e.tool.name in EDIT_TOOLS and e.tool.failed is False), None)
-    summaries = [t.closing() for t in turns if t.edited and t.closing() is not None]
-    if edited_at is not None:  # not the answer of a prompt's turn that did no work
-        answers = {e.position for t in turns if not t.worked and is_prompt(t.opener)
-                   for e in t.events}
-        summaries += [e for e in x.events if e.kind == "text" and e.position > edited_at
-                      and len(e.text) >= LONG_TEXT_CHARS and is_list(e.text)
-                      and e.position not in answers]
-    done: set[int] = set(seen)
+    # Reasoned choices the final wrap-up states: the design the session ended on. (The
+    # reasoned sentences of every earlier wrap-up were kept too, once: on sessions nobody
+    # tuned the rules on they found no item the rest missed, and stored noise.)
+    edited = any(e.tool is not None and e.tool.name in EDIT_TOOLS and e.tool.failed is False
+                 for e in x.events)
     final = next((t.closing() for t in reversed(turns)
                   if t.worked and t.closing() is not None), None)
-    if final is not None and edited_at is not None:
-        summaries.append(final)
-    for closing in summaries:
-        if closing is None or closing.position in done:
+    for closing in [final] if final is not None and edited else []:
+        if closing.position in seen:
             continue
-        done.add(closing.position)
         settled = done_part(closing.text)
         for sentence in lexicon.sentences(settled):
             # neither an offer to do more ("…, or would you prefer …?") nor a table's row
@@ -149,8 +137,6 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 candidates.append((score, Finding(
                     "decision", shorten(sentence, MAX_REASON_CHARS), "wrap-up",
                     at=closing.at, files=[], importance=0.6, anchor=closing.position)))
-        if final is None or closing.position != final.position:
-            continue
         for item in design_items(settled):
             if _FIXED_ITEM_RE.match(item):  # "Fixed `.gitignore` (it had …)": a fix told
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",

@@ -325,11 +325,6 @@ def list_items(text: str) -> list[str]:
     return items if len(items) >= 2 else []
 
 
-def is_list(text: str) -> bool:
-    """A text laid out as a summary: three or more list items."""
-    return len(re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+\S", text, re.MULTILINE)) >= 3
-
-
 def answers_of(call: ToolCall) -> list[tuple[str, str]]:
     result = call.result if isinstance(call.result, dict) else {}
     answers = result.get("answers")
