@@ -3046,7 +3046,9 @@ def test_what_never_happens_and_a_pasted_log_line_are_no_rules():
                  "en el Pixel no pide permiso y no llega nada",
                  "and we still don't clean up the old Jobs when a schedule is deleted",
                  "(node:73245) ExperimentalWarning: `--experimental-loader` may be removed in "
-                 "the future; instead use `register()`:"):
+                 "the future; instead use `register()`:",
+                 "This test succeeds when it should not - we never get the response from claude.",
+                 "Explain to me how to run the project, don't actually run"):
         assert rule_type(said) is None, said
     assert rule_type("note everything touching the partner sftp goes through the sftp pool, "
                      "they block our IP above 3 connections") == "constraint"

@@ -266,6 +266,8 @@ _PREFERENCE = _words(
 
 # What never happens is a symptom, not a rule: "o ficheiro nunca aparece", "it never loads".
 NEVER_HAPPENS_RE = re.compile(
+    # "we never get the response from claude": what they saw, not what they forbid
+    r"\b(we|i|it|they) never (get|got|receive|received|see|saw|hear|heard)\b|"
     r"\b(never|nunca|jamais|nie|niemals) (\w+ )?(appears|arrives|loads|finishes|returns|shows|"
     r"works|fires|completes|ends|happens|gets (called|sent|saved)|aparece|llega|chega|funciona|"
     r"carga|carrega|termina|acaba|sale|sai|vuelve|volta|arrive|apparaît|marche|fonctionne|"
@@ -283,6 +285,7 @@ NOT_A_RULE_RE = re.compile(
     r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|"
     r"expect|believe|remember|recall|suppose|need"
     r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
+    r"\b(don't|do not) actually\b|"  # "explain how to run it, don't actually run": this once
     r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
     r"them|yet)\b|\bjust (explain|tell|show|look)\b|"
     r"\b(we|it|they|this|that|he|she) still (don't|do not|doesn't|does not|can't|cannot|won't)\b",
