@@ -2922,6 +2922,18 @@ def test_the_reasoned_choices_of_the_final_wrap_up_are_decisions_not_every_earli
     assert not any("buffers rows in memory" in d for d in decisions), decisions
 
 
+def test_work_asked_for_in_the_last_request_and_carried_out_is_no_todo():
+    asked = ("now we have a cache so we should change the TUI to launch the session page "
+             "rather than regenerate it")
+    done = (Session().prompt(asked).edit("claude_code_log/tui.py")
+            .say("The TUI now opens the cached session page.\n\n- no regeneration"))
+    assert found(done.extract(), "todo") == []
+    later = (Session().prompt("add the cache for session pages").edit("cache.py")
+             .say("Session pages are cached.\n\n- keyed by file and mtime")
+             .prompt("nice. we should change the TUI to launch the cached page"))
+    assert any("change the TUI" in t for t in found(later.extract(), "todo"))
+
+
 def test_a_lesson_asked_for_or_a_tool_servers_write_is_no_project_fact():
     lesson = (
         Session().prompt("read https://spacy.io/api/doc and explain its content to me")

@@ -126,8 +126,12 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
                   and text_weight(s) >= 30 and rule_type(s) is None
                   and not lexicon.HANDOFF_RE.search(s)
                   and not any(s in item[1] for item in items)]  # handed on already
+        # "now we have a cache, so we should launch the cached page": in a request the
+        # turn then carried out, the work asked for, not work for later
+        worked_on = any(t.opener is last and t.edited for t in turns)
         later = [_put_off(s, lexicon.LATER_WORK_RE) for s in lexicon.sentences(last.prose)
-                 if (lexicon.LATER_WORK_RE.search(s) or lexicon.USER_NOT_YET_RE.search(s))
+                 if (lexicon.LATER_WORK_RE.search(s) and not worked_on
+                     or lexicon.USER_NOT_YET_RE.search(s))
                  and len(s) >= 20 and not s.endswith(("?", "？"))]
         items += [("todo", s, last.at, -1) for s in later if rule_type(s) is None]
     for turn in turns:
