@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from search_support import keyword_pool_threads
 
 import engram
 from engram import retrieval
@@ -451,18 +452,6 @@ def test_index_rows_put_again_keep_their_positions():
 # --- the keyword half beside the vector half ----------------------------------------------
 
 
-def _threads_of_keyword_pools(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record the thread each keyword pool is computed on."""
-    names: list[str] = []
-    original = retrieval._keyword_pool
-
-    def recorded(*args, **kwargs):
-        names.append(threading.current_thread().name)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(retrieval, "_keyword_pool", recorded)
-    return names
-
 
 def test_keyword_half_beside_the_vector_half_ranks_as_one_after_the_other(mem, monkeypatch):
     _fill(mem, copies=6)
@@ -472,7 +461,7 @@ def test_keyword_half_beside_the_vector_half_ranks_as_one_after_the_other(mem, m
     store.parallel_min_rows = 10**12
     serial = {(q, i): _snapshot(mem.search(q, **case))
               for q in QUERIES for i, case in enumerate(cases)}
-    names = _threads_of_keyword_pools(monkeypatch)
+    names = keyword_pool_threads(monkeypatch)
     store.parallel_min_rows = 0
     for i, case in enumerate(cases):
         names.clear()
@@ -500,7 +489,7 @@ def test_the_side_thread_only_above_the_threshold_and_never_inside_a_transaction
     assert store.side_runner() is None
     store.parallel_min_rows = rows
     assert store.side_runner() is not None
-    names = _threads_of_keyword_pools(monkeypatch)
+    names = keyword_pool_threads(monkeypatch)
     expected = _snapshot(mem.search("postgres connection pool"))
     assert names[-1].startswith("engram-keyword")
     with store.transaction():
@@ -532,7 +521,7 @@ def test_an_embedder_error_surfaces_unchanged_beside_the_keyword_half(tmp_path: 
         mem.save("Use pnpm, not npm, in this monorepo")
         mem.store.vectors_of([])  # loads the vector index
         mem.store.parallel_min_rows = 0
-        names = _threads_of_keyword_pools(monkeypatch)
+        names = keyword_pool_threads(monkeypatch)
         with pytest.raises(EmbedderError, match="failed on purpose"):
             mem.search("pnpm monorepo")
         assert names == ["engram-keyword_0"]  # started first, and waited for

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 
 import pytest
+from search_support import keyword_pool_threads
 from test_search_speedups import QUERIES, _fill, _snapshot
 
 import engram
@@ -24,18 +25,6 @@ CASES = [dict(), dict(project="shop"), dict(tags=["infra"]), dict(k=3),
          dict(pools="keyword"), dict(rerank=False)]
 ALWAYS, NEVER = 0, 10**12
 
-
-def _keyword_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The name of the thread each keyword pool runs on, in order."""
-    names: list[str] = []
-    original = retrieval._keyword_pool
-
-    def recorded(*args, **kwargs):
-        names.append(threading.current_thread().name)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(retrieval, "_keyword_pool", recorded)
-    return names
 
 
 def _backends(url: str) -> Callable[[], set[int]]:
@@ -74,7 +63,7 @@ def test_hybrid_results_are_the_same_with_the_side_thread_on_and_off(any_mem, mo
     store.parallel_min_rows = NEVER
     serial = {(q, i): _snapshot(any_mem.search(q, **case))
               for q in QUERIES for i, case in enumerate(CASES)}
-    names = _keyword_threads(monkeypatch)
+    names = keyword_pool_threads(monkeypatch)
     assert any_mem.search(QUERIES[0]).results and names == [threading.current_thread().name]
     store.parallel_min_rows = ALWAYS
     for i, case in enumerate(CASES):
@@ -112,7 +101,7 @@ def test_a_search_inside_a_transaction_sees_its_own_uncommitted_write(any_mem, m
     store = any_mem.store
     store.parallel_min_rows = ALWAYS
     any_mem.search("quokka zanzibar deployment")  # the side thread and its connection up
-    names = _keyword_threads(monkeypatch)
+    names = keyword_pool_threads(monkeypatch)
     query = "quokka zanzibar deployment"
 
     class Rollback(Exception):
@@ -210,7 +199,7 @@ def test_a_store_with_a_deadline_keeps_one_connection(store_target, backend, clo
         mem = engram.open(store_target, embedder="fake", clock=clock)
     try:
         mem.store.parallel_min_rows = ALWAYS
-        names = _keyword_threads(monkeypatch)
+        names = keyword_pool_threads(monkeypatch)
         assert mem.search("postgres connection pool").results
         assert mem.store.side_runner() is None
         assert names == [threading.current_thread().name]
