@@ -3470,6 +3470,13 @@ def test_a_dislike_or_a_habit_to_drop_is_a_rule(said, kind):
     assert rule_type(said) == kind
 
 
+def test_a_version_still_supported_is_a_rule_and_a_feature_told_is_not():
+    assert rule_type("we still support Python 3.9, keep the typing imports") == "constraint"
+    assert rule_type("we support node 18 only") == "constraint"
+    assert rule_type("New feature: we support .zip, but I've seen an archive that contains "
+                     "embedded tar.gz.") is None
+
+
 def test_remember_flags_a_rule_only_when_it_flags_what_follows():
     assert rule_type("remember to bump the version before tagging") == "constraint"
     assert rule_type("remember: staging runs on its own account") == "constraint"

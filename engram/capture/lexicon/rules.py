@@ -155,7 +155,9 @@ _OBLIGATION = _words(
     r"\b(buildable|doable|deliverable|shippable|achievable|feasible) (in|within) (a|an|one|two|"
     r"three|four|\d+) (days?|weeks?|months?|sprints?)\b", r"\bhas to (run|work|fit) on\b",
     # a version still supported: "0.9 держим", "we still support Python 3.9"
-    r"\bwe (still )?(support|keep supporting)\b", r"\b(держим|поддерживаем)\b",
+    # (not a feature told: "we support .zip, but …")
+    r"\bwe (still support|keep supporting)\b", r"\bwe support ([A-Za-z.]+ )?v?\d",
+    r"\b(держим|поддерживаем)\b",
     r"\bunterstützen wir (noch|weiterhin)\b", r"\bon supporte (encore|toujours)\b",
     r"\b(seguimos soportando|todavía soportamos|ainda suportamos)\b", r"(还要|仍然|继续)支持",
     r"サポートし続け",
