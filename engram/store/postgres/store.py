@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -38,6 +37,7 @@ from ...model import Memory
 from ...text import normalize_for_dedup
 from ..base import Filters
 from ..ledger import LedgerMethods
+from ..side import SideThread
 from .keywords import KeywordMethods
 from .ledger import Ledger
 from .schema import SCHEMA_VERSION, migrate, outdated_hnsw
@@ -95,9 +95,7 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         self._unwritten: list[tuple] = []
         self._reset_statistics()
         self._closed = False
-        self._side: ThreadPoolExecutor | None = None  # side_runner's thread, once started
-        self._side_pid = 0
-        self._side_ident: int | None = None  # that thread's id
+        self._side = SideThread()  # side_runner's thread
         #: That thread's own connection (opened on its first statement), so the caller's
         #: vector half never waits behind the keyword half for `_conn`.
         self._side_conn: Any = None
@@ -184,7 +182,7 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         """The connection this thread's statement runs on, held for it, errors translated:
         the side thread's own there (side_runner), else the store's, with the rows
         `insert` buffered written first."""
-        if self._side_ident is not None and threading.get_ident() == self._side_ident:
+        if self._side.is_current():
             with self._side_lock, self._errors():
                 yield self._side_connection()
             return
@@ -215,13 +213,11 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
 
     def close(self) -> None:
         self._closed = True
-        side, self._side = self._side, None
-        if side is not None and self._side_pid == os.getpid():
-            side.shutdown(wait=True)  # outside the lock: its work may be waiting for it
+        self._side.stop()
         with self._lock:
             self._conn.close()
         with self._side_lock:
-            if self._side_conn is not None and self._side_pid == os.getpid():
+            if self._side_conn is not None and self._side.owned():
                 self._side_conn.close()  # (a forked child's copy is only dropped)
             self._side_conn = None
 
@@ -247,22 +243,14 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
         if (self.known_docs < self.parallel_min_rows or self._closed
                 or self._deadline is not None or self.holds_lock()):
             return None
-        from concurrent.futures import ThreadPoolExecutor
-
         with self._lock:
-            if self._side is None or self._side_pid != os.getpid():  # none yet, or forked
-                with self._side_lock:
-                    # A forked child must not use (nor close) its parent's session; the
-                    # connection is dropped, and psycopg does not end it from a child.
-                    self._side_conn = None
-                self._side_ident = None  # until the new thread starts
-                self._side = ThreadPoolExecutor(1, thread_name_prefix="engram-keyword",
-                                                initializer=self._mark_side_thread)
-                self._side_pid = os.getpid()
-            return self._side
+            return self._side.runner(forked=self._drop_side_connection)
 
-    def _mark_side_thread(self) -> None:
-        self._side_ident = threading.get_ident()
+    def _drop_side_connection(self) -> None:
+        """A forked child must not use (nor close) its parent's session: the connection
+        is dropped, and psycopg does not end it from a child."""
+        with self._side_lock:
+            self._side_conn = None
 
     def _side_connection(self) -> Any:
         """The side thread's connection (the caller holds `_side_lock`): opened on first

@@ -17,7 +17,6 @@ search may use, meta, the memories' rows and listing, and health. The keyword ha
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ from ...errors import StoreError
 from ...model import Memory, to_iso
 from ..base import Filters
 from ..ledger import LedgerMethods
+from ..side import SideThread
 from .connection import BUSY_TIMEOUT_MS, _private_store_files, _rollback, _wal_mode, connect
 from .keywords import KeywordMethods
 from .ledger import Ledger
@@ -86,9 +86,7 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
         self._index_seq = 0
         self._data_version = -1
         self._ann_thread: threading.Thread | None = None  # building the lists, if any
-        self._side: ThreadPoolExecutor | None = None  # side_runner's thread, once started
-        self._side_pid = 0
-        self._side_ident: int | None = None  # that thread's id
+        self._side = SideThread()  # side_runner's thread
         # The side thread's own read connection for FTS5 queries, so that the caller's
         # vector half never waits behind one for the store's connection.
         self._reader: Any = None
@@ -102,9 +100,7 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
     # --- plumbing ---------------------------------------------------------------------
 
     def close(self) -> None:
-        side, self._side = self._side, None
-        if side is not None:
-            side.shutdown(wait=True)  # outside the lock: its work may be waiting for it
+        self._side.stop()
         with self._lock:
             self._db.close()
             with self._reader_lock:
@@ -135,23 +131,14 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
         if (index is None or len(index) < self.parallel_min_rows or self.ephemeral
                 or self._db.deadline is not None or self.holds_lock()):
             return None
-        from concurrent.futures import ThreadPoolExecutor
-
         with self._lock:
-            if self._side is None or self._side_pid != os.getpid():  # none yet, or forked
-                self._side = ThreadPoolExecutor(1, thread_name_prefix="engram-keyword",
-                                                initializer=self._mark_side_thread)
-                self._side_pid = os.getpid()
-            return self._side
-
-    def _mark_side_thread(self) -> None:
-        self._side_ident = threading.get_ident()
+            return self._side.runner()
 
     @contextmanager
     def _keyword_db(self) -> Iterator[Any]:
         """The connection an FTS5 query runs on, locked for it: the side thread's own
         read connection there, else the store's."""
-        if self._side_ident is None or threading.get_ident() != self._side_ident:
+        if not self._side.is_current():
             with self._lock:
                 yield self._db
             return
