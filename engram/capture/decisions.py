@@ -116,12 +116,10 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
     # tuned the rules on they found no item the rest missed, and stored noise.)
     edited = any(e.tool is not None and e.tool.name in EDIT_TOOLS and e.tool.failed is False
                  for e in x.events)
-    final = next((t.closing() for t in reversed(turns)
-                  if t.worked and t.closing() is not None), None)
-    for closing in [final] if final is not None and edited else []:
-        if closing.position in seen:
-            continue
-        settled = done_part(closing.text)
+    final = next((closing for t in reversed(turns)
+                  if t.worked and (closing := t.closing()) is not None), None)
+    if final is not None and edited and final.position not in seen:
+        settled = done_part(final.text)
         for sentence in lexicon.sentences(settled):
             # neither an offer to do more ("…, or would you prefer …?") nor a table's row
             label = re.match(r"^\W*([^:：]{2,40})[:：]", sentence)
@@ -136,15 +134,15 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
                 candidates.append((score, Finding(
                     "decision", shorten(sentence, MAX_REASON_CHARS), "wrap-up",
-                    at=closing.at, files=[], importance=0.6, anchor=closing.position)))
+                    at=final.at, files=[], importance=0.6, anchor=final.position)))
         for item in design_items(settled):
             if _FIXED_ITEM_RE.match(item):  # "Fixed `.gitignore` (it had …)": a fix told
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
-                              at=closing.at, importance=0.55, anchor=closing.position))
+                              at=final.at, importance=0.55, anchor=final.position))
                 continue
             candidates.append((1, Finding(
                 "decision", shorten(item, MAX_REASON_CHARS), "wrap-up",
-                at=closing.at, files=[], importance=0.55, anchor=closing.position)))
+                at=final.at, files=[], importance=0.55, anchor=final.position)))
     _keep_best(x, candidates)
 
 
