@@ -119,12 +119,13 @@ def search(
 
     rest = (k, now, files, weights, pools, rerank)
     widened, period_end = told_after(timed, filters, weights)
-    mode, results = _rank(store, embed(text), text, *rest, widened, period_end)
+    scale = float(getattr(embedder, "cosine_scale", 1.0))
+    mode, results = _rank(store, embed(text), text, *rest, widened, period_end, scale=scale)
     if phrase and not any(period_end is None or r.memory.when < period_end for r in results):
         # "never deploy on Friday" reads like a date; a phrase that filters out everything
         # was more likely part of the question than a date range: search all of it. (What
         # was recorded after the period only counts once the period itself holds a match.)
-        mode_all, everywhere = _rank(store, embed(query), query, *rest, filters)
+        mode_all, everywhere = _rank(store, embed(query), query, *rest, filters, scale=scale)
         if everywhere:
             mode, results = mode_all, everywhere
             notes.append(f"nothing in the period “{phrase}”; showing matches from any time")
@@ -189,6 +190,8 @@ def _rank(
     rerank: bool,
     filters: Filters,
     period_end: datetime | None = None,
+    *,
+    scale: float = 1.0,
 ) -> tuple[str, list[SearchResult]]:
     pool = max(50, 5 * k)
     # Diversity chooses the top k from the best `depth`, and the vector pool holds 5x that
@@ -218,6 +221,8 @@ def _rank(
         raise
     if future is not None:
         keyword, coverage = future.result()
+    if scale != 1.0:  # an embedder whose cosines of one model come out scaled (its docs)
+        vector = [Candidate(c.memory_id, c.score * scale) for c in vector]
 
     if not keyword and not vector:
         if text.strip() and groups:

@@ -31,6 +31,7 @@ ASKED = [
     ("why does the thumbnail service run out of memory", "thumbnails"),
     ("where should secrets be stored", "secrets"),
     ("¿quién dirige mi equipo?", "lead"),
+    ("¿cómo despliego la tienda a producción?", "deploy"),
 ]
 
 
@@ -75,17 +76,46 @@ def test_use_vectors_are_unit_and_independent_of_batch_mates():
     assert np.allclose(use.embed_query(texts[0]), alone[0], atol=1e-5)
 
 
-def test_combined_query_leans_on_the_multilingual_model_outside_english():
-    """Stored halves weigh the same; a Russian query takes its cosine mostly from USE."""
+def test_an_english_pair_scores_minilm_and_every_other_pair_use():
+    """Three blocks per memory, chosen by its language, so one dot product picks the model."""
     combined = get_embedder("multilingual")
-    note = combined.embed([NOTES["invoices"]])[0]
-    assert combined.dim == 384 + 512 and np.isclose(np.linalg.norm(note), 1.0, atol=1e-5)
-    english = combined.embed_query("who is my team lead")
-    russian = combined.embed_query("кто мой тимлид")
-    for vector in (english, russian):
+    minilm, use = get_embedder("bundled"), get_embedder("use-multilingual")
+    english_note, german_note = NOTES["deploy"], NOTES["invoices"]
+    notes = combined.embed([english_note, german_note])
+    assert combined.dim == 384 + 2 * 512
+    assert np.allclose(np.linalg.norm(notes, axis=1), 1.0, atol=1e-5)
+    assert not notes[0, 384:896].any() and not notes[1, :384].any()
+
+    def score(note: int, query: str) -> float:
+        vector = combined.embed_query(query)
         assert np.isclose(np.linalg.norm(vector), 1.0, atol=1e-5)
-    assert np.isclose(np.linalg.norm(english[:384]) ** 2, 0.5, atol=1e-4)  # MiniLM's share
-    assert np.isclose(np.linalg.norm(russian[:384]) ** 2, 0.1, atol=1e-4)
+        return combined.cosine_scale * float(notes[note] @ vector)
+
+    english, german = "how do I deploy the storefront", "müssen Rechnungen lückenlos sein"
+    assert np.isclose(score(0, english), float(
+        minilm.embed([english_note])[0] @ minilm.embed_query(english)), atol=2e-3)
+    assert np.isclose(score(1, english), float(
+        use.embed([german_note])[0] @ use.embed_query(english)), atol=2e-3)
+    assert np.isclose(score(1, german), combined.OTHER_QUERY_SHARE ** 0.5 * float(
+        use.embed([german_note])[0] @ use.embed_query(german)), atol=2e-3)
+
+
+def test_english_notes_rank_for_english_queries_as_the_default_ranks_them(tmp_path):
+    """What the English reader gains from USE's reach costs it nothing."""
+    english = [text for text in NOTES.values() if is_english(text)]
+    queries = ["who leads the production change", "how do I ship the storefront",
+               "how long should notes be"]
+    orders = []
+    for name in ("bundled", "multilingual"):
+        service = engram.open(tmp_path / f"{name}.db", embedder=name)
+        try:
+            ids = {service.save(text).memory.id: text for text in english}
+            orders.append([[ids[r.memory.id] for r in service.search(q, k=3, pools="vector",
+                                                                      min_score=0).results]
+                           for q in queries])
+        finally:
+            service.close()
+    assert orders[0] == orders[1]
 
 
 def test_e5_reads_across_languages():
@@ -136,7 +166,7 @@ def test_switching_to_multilingual_is_one_setting_and_a_reindex(cli_env):
 
 
 def test_each_engine_stores_and_searches_the_wider_vectors(store_target):
-    """896 numbers per vector: SQLite's blobs and pgvector's halfvec index take them alike."""
+    """1,408 numbers per vector: SQLite's blobs and pgvector's halfvec index take them alike."""
     service = engram.open(store_target, embedder="multilingual")
     try:
         lead = service.save(NOTES["lead"]).memory.id
@@ -146,3 +176,21 @@ def test_each_engine_stores_and_searches_the_wider_vectors(store_target):
     finally:
         service.close()
     assert results[0].memory.id == lead
+
+
+def test_a_store_of_the_earlier_two_block_layout_re_embeds_itself(tmp_path):
+    """Vectors of the layout every query read whole are not mixed with the new ones."""
+    path = tmp_path / "memory.db"
+    service = engram.open(path, embedder="multilingual")
+    service.save(NOTES["lead"])
+    earlier = "minilm-l6-v2-int8dq-fused+use-multilingual-v3+lead-sentences"
+    service.store.set_meta("embedder", f"{earlier}:896")
+    service.close()
+    service = engram.open(path, embedder="multilingual")
+    try:
+        assert service.reembed_due and not service.vectors_enabled
+        assert service.reindex() == 1
+        assert service.vectors_enabled
+        assert service.search("who is my team lead", k=1).results[0].memory.content == NOTES["lead"]
+    finally:
+        service.close()

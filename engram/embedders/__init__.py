@@ -67,8 +67,8 @@ def get_embedder(spec: str | None = None) -> Embedder | None:
       memory sentence by sentence (:mod:`engram.embedders.views`). One shared
       instance per process, because the model costs ~25 MB and ~0.3 s to load.
     - ``multilingual``: MiniLM beside Universal Sentence Encoder multilingual (16
-      languages): a query in one language finds memories written in another, and
-      English keeps most of MiniLM's quality (extra ``multilingual``).
+      languages): a query in one language finds memories written in another, and an
+      English query ranks English memories as MiniLM does (extra ``multilingual``).
     - ``use-multilingual`` / ``e5-multilingual``: one packaged multilingual model
       alone (16 / ~100 languages; extras ``multilingual`` / ``e5``). See
       :mod:`engram.embedders.multilingual` for how they compare.

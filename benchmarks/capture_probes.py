@@ -1,0 +1,188 @@
+"""Capture probes: single messages, many phrasings, many languages, labelled blind.
+
+The capture corpus (`benchmarks/capture.py`) scores whole sessions, where a rule or a
+todo is one item among dozens. These probes isolate the two readings that depend most on
+wording: a developer's message that states a lasting rule (or looks like one and does
+not), and an agent's final wrap-up that leaves work or a question open (or leaves
+nothing). Each probe is set in the smallest session that gives it its place: the message
+as the person's request, followed by an edit and a reply; the wrap-up as the last reply
+of a session that edited a file and ran its tests. The probes were written by someone who
+read none of the extractor (`capture_probes/README.md`).
+
+    python -m benchmarks.capture_probes [--details]
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+PROBES = Path(__file__).parent / "capture_probes"
+CWD = "/home/dev/app"
+RULE_TYPES = ("constraint", "preference")
+OPEN_TYPES = ("todo", "open_question")
+
+
+class _Session:
+    """A Claude Code transcript, entry by entry (the shape `tests/test_capture.py` writes)."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.ids = itertools.count(1)
+        self.parent: str | None = None
+
+    def _entry(self, kind: str, message: dict[str, Any], **extra: Any) -> None:
+        uuid = f"00000000-0000-4000-8000-{next(self.ids):012d}"
+        minute = len(self.entries)
+        self.entries.append({
+            "parentUuid": self.parent, "isSidechain": False, "userType": "external",
+            "cwd": CWD, "sessionId": "probe", "version": "2.1.39", "type": kind, "uuid": uuid,
+            "timestamp": f"2026-03-18T10:{minute:02d}:00.000Z", "message": message, **extra})
+        self.parent = uuid
+
+    def prompt(self, text: str) -> _Session:
+        self._entry("user", {"role": "user", "content": text})
+        return self
+
+    def say(self, text: str) -> _Session:
+        self._entry("assistant", {"role": "assistant", "type": "message",
+                                  "content": [{"type": "text", "text": text}]})
+        return self
+
+    def tool(self, name: str, tool_input: dict[str, Any], result: Any, content: str) -> _Session:
+        tool_id = f"toolu_{next(self.ids):08d}"
+        self._entry("assistant", {"role": "assistant", "type": "message", "content": [
+            {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]})
+        self._entry("user", {"role": "user", "content": [
+            {"tool_use_id": tool_id, "type": "tool_result", "content": content}]},
+            toolUseResult=result)
+        return self
+
+    def edit(self, path: str) -> _Session:
+        full = f"{CWD}/{path}"
+        return self.tool("Edit", {"file_path": full, "old_string": "a", "new_string": "b"},
+                         {"filePath": full, "oldString": "a", "newString": "b"},
+                         f"The file {full} has been updated successfully.")
+
+    def tests_pass(self) -> _Session:
+        return self.tool("Bash", {"command": "npm test"},
+                         {"stdout": "Tests: 14 passed, 14 total", "stderr": "",
+                          "interrupted": False}, "Tests: 14 passed, 14 total")
+
+    def findings(self) -> list[Any]:
+        from engram.capture import transcript
+        from engram.capture.extract import extract
+
+        return extract(transcript.parse_entries(self.entries), CWD).findings
+
+
+def _text(finding: Any) -> str:
+    return " ".join(filter(None, [finding.content, finding.problem, finding.solution])).lower()
+
+
+def _holds(groups: list[list[str]], finding: Any) -> bool:
+    text = _text(finding)
+    return all(any(alt.lower() in text for alt in group) for group in groups)
+
+
+def _load(name: str) -> list[dict[str, Any]]:
+    path = PROBES / name
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def score_rules(probes: list[dict[str, Any]], details: bool) -> dict[str, dict[str, int]]:
+    """Per language: rules found (any rule type / the labelled type), and false alarms."""
+    table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for probe in probes:
+        session = (_Session().prompt(probe["text"]).say("On it.").edit("src/app.ts")
+                   .say("Done: src/app.ts is updated."))
+        rules = [f for f in session.findings() if f.type in RULE_TYPES]
+        row = table[probe["lang"]]
+        if probe["label"] == "none":
+            row["none"] += 1
+            row["false alarm"] += bool(rules)
+            verdict = "FALSE" if rules else "ok"
+        else:
+            row["rules"] += 1
+            hit = [f for f in rules if _holds(probe.get("match") or [], f)]
+            row["found"] += bool(hit)
+            row["typed"] += any(f.type == probe["label"] for f in hit)
+            verdict = "ok" if hit else "MISSED"
+        if details and verdict != "ok":
+            shown = "; ".join(f"{f.type}: {f.content[:90]}" for f in rules) or "-"
+            print(f"{verdict:6} {probe['id']:8} {probe['label']:10} {probe['text'][:110]!r}"
+                  f"\n         stored: {shown}")
+    return table
+
+
+def score_wrapups(probes: list[dict[str, Any]], details: bool) -> dict[str, dict[str, int]]:
+    """Per language: open items found, and open-work memories no label accounts for."""
+    table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for probe in probes:
+        session = (_Session().prompt("Please finish the feature and run the tests.")
+                   .edit("src/app.ts").tests_pass().say(probe["text"]))
+        stored = [f for f in session.findings() if f.type in OPEN_TYPES]
+        row = table[probe["lang"]]
+        labelled = ([("todo", item) for item in probe.get("todos") or []]
+                    + [("open_question", item) for item in probe.get("open_questions") or []])
+        row["wrap-ups"] += 1
+        row["items"] += len(labelled)
+        used: set[int] = set()
+        for kind, item in labelled:
+            hit = [i for i, f in enumerate(stored) if _holds(item.get("match") or [], f)]
+            used.update(hit)
+            row["found"] += bool(hit)
+            if details and not hit:
+                print(f"MISSED {probe['id']:8} {kind:13} {item.get('note', '')[:100]}")
+        extra = [f for i, f in enumerate(stored) if i not in used]
+        row["stored"] += len(stored)
+        row["unlabelled"] += len(extra)
+        if details:
+            for f in extra:
+                print(f"EXTRA  {probe['id']:8} {f.type:13} {f.content[:100]}")
+    return table
+
+
+def _print(title: str, table: dict[str, dict[str, int]], columns: list[tuple[str, str]]) -> None:
+    print(f"\n### {title}\n")
+    print("| language | " + " | ".join(label for label, _ in columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    total: dict[str, int] = defaultdict(int)
+    for lang in sorted(table):
+        for key, value in table[lang].items():
+            total[key] += value
+    for lang, row in [*sorted(table.items()), ("**all**", total)]:
+        print(f"| {lang} | " + " | ".join(_cell(row, spec) for _, spec in columns) + " |")
+
+
+def _cell(row: dict[str, int], spec: str) -> str:
+    top, _, bottom = spec.partition("/")
+    if not bottom:
+        return str(row.get(top, 0))
+    return f"{row.get(top, 0)}/{row.get(bottom, 0)}"
+
+
+@click.command()
+@click.option("--details", is_flag=True, help="List every miss and false alarm.")
+def main(details: bool) -> None:
+    """Score the capture probes (rules in messages, open work in wrap-ups)."""
+    if not (PROBES / "user_rules.jsonl").exists():
+        sys.exit(f"no probes in {PROBES}")
+    rules = score_rules(_load("user_rules.jsonl"), details)
+    _print("Rules stated in a message", rules, [
+        ("rules found", "found/rules"), ("with the labelled type", "typed/rules"),
+        ("false alarms (no rule stated)", "false alarm/none")])
+    wrapups = score_wrapups(_load("wrapups.jsonl"), details)
+    _print("Open work in a final wrap-up", wrapups, [
+        ("wrap-ups", "wrap-ups"), ("open items found", "found/items"),
+        ("stored todos / questions", "stored"), ("of them unlabelled", "unlabelled")])
+
+
+if __name__ == "__main__":
+    main()
