@@ -97,13 +97,18 @@ def _load(name: str) -> list[dict[str, Any]]:
 
 
 def score_rules(probes: list[dict[str, Any]], details: bool) -> dict[str, dict[str, int]]:
-    """Per language: rules found (any rule type / the labelled type), and false alarms."""
+    """Per language and place (the session's first request, or a later one): rules found
+    (of any rule type / of the labelled type), and false alarms."""
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for probe in probes:
-        session = (_Session().prompt(probe["text"]).say("On it.").edit("src/app.ts")
-                   .say("Done: src/app.ts is updated."))
+    for probe, place in itertools.product(probes, ("first", "later")):
+        session = _Session()
+        if place == "later":  # after a first request and its work
+            (session.prompt("Add a loading spinner to the orders page.").say("Adding it.")
+             .edit("src/orders.tsx").say("The spinner shows while orders load."))
+        (session.prompt(probe["text"]).say("On it.").edit("src/app.ts")
+         .say("Done: src/app.ts is updated."))
         rules = [f for f in session.findings() if f.type in RULE_TYPES]
-        row = table[probe["lang"]]
+        row = table[f"{probe['lang']}, {place}"]
         if probe["label"] == "none":
             row["none"] += 1
             row["false alarm"] += bool(rules)
@@ -116,7 +121,8 @@ def score_rules(probes: list[dict[str, Any]], details: bool) -> dict[str, dict[s
             verdict = "ok" if hit else "MISSED"
         if details and verdict != "ok":
             shown = "; ".join(f"{f.type}: {f.content[:90]}" for f in rules) or "-"
-            print(f"{verdict:6} {probe['id']:8} {probe['label']:10} {probe['text'][:110]!r}"
+            print(f"{verdict:6} {probe['id']:8} {place:5} {probe['label']:10} "
+                  f"{probe['text'][:110]!r}"
                   f"\n         stored: {shown}")
     return table
 

@@ -20,6 +20,7 @@ import engram
 from engram.capture import extractor, transcript
 from engram.capture.extract import extract, rule_type
 from engram.capture.failures import error_line
+from engram.capture.reading import rules_in
 from engram.capture.session import apply, capture
 from engram.capture.shell import normalize_command
 
@@ -3509,3 +3510,58 @@ def test_it_is_not_working_after_a_restart_is_no_failed_attempt():
     assert found(session(changed=False).extract(), "failed_attempt") == []
     assert any("did not work: IT's not working" in a
                for a in found(session(changed=True).extract(), "failed_attempt"))
+
+
+@pytest.mark.parametrize("said", [
+    "the /health endpoint always returns 200 even when the db is down. that's the bug",
+    "it always crashes on startup since the last pull",
+    "get_user никогда не возвращает None, она кидает KeyError",
+    "Die Methode `berechneSteuer()` gibt nie einen negativen Wert zurück",
+    "Depuis la mise à jour le worker plante toujours au bout de 5 minutes",
+    "El webhook de Stripe siempre llega dos veces, por eso se duplican los pagos.",
+    "A fila do RabbitMQ nunca esvazia, os consumers ficam parados.",
+    "每次启动都卡在 Loading config... 然后就没反应了",
+    "このAPI、エラーでも常に200返してくるんですよ",
+    "wow that's so much cleaner. never would've thought of a defaultdict there",
+    "¡Qué crack! Nunca había visto resolver eso con un solo JOIN.",
+    "don't run the full test suite this time, it takes 20 min",
+    "на этот раз docker-compose.yml не трогай, я его сам поправлю",
+    "hoy no toques la rama de carlos, está a medio rebase",
+    "今日は本番デプロイしないでください、障害対応中なので",
+    "no need to write tests for this spike, we're throwing it away tomorrow",
+])
+def test_what_a_thing_always_does_and_a_request_for_this_once_are_no_rules(said):
+    assert [kind for kind, _ in rules_in(said)] == [], said
+
+
+@pytest.mark.parametrize(("said", "kind"), [
+    ("If you change anything under proto/ you have to run `make gen` in the same commit",
+     "constraint"),
+    ("Si tocas api/openapi.yaml, regenera el cliente con `npm run gen:api`.", "constraint"),
+    ("This package has to keep working on Python 3.8, big customers are stuck on it",
+     "constraint"),
+    ("wir sind an node 16 gebunden bis das hosting umgestellt ist", "constraint"),
+    ("Gel du code le 15 décembre : après ça, uniquement des correctifs.", "constraint"),
+    ("we can't ship anything with GPL deps, legal will kill us", "constraint"),
+    ("AGPL и GPL либы не тащим, у нас закрытый продукт", "constraint"),
+    ("pls dont use moment anywhere, were migrating to date-fns", "constraint"),
+    ("auf Prod läuft niemals ein --full-refresh auf fct_orders", "constraint"),
+    ("Small thing: I find pytest parametrize way more readable than loops", "preference"),
+    ("я люблю когда в тестах pytest.mark.parametrize, а не цикл", "preference"),
+    ("Ich fänds schön, wenn die Tests nach Given/When/Then aufgebaut sind.", "preference"),
+    ("respuestas cortas porfa, sin tanto rollo", "preference"),
+    ("我比较喜欢提前 return 的写法，不喜欢 if 套 if", "preference"),
+])
+def test_conditions_platforms_freezes_licences_and_tastes_are_rules(said, kind):
+    assert rule_type(said) == kind, said
+
+
+def test_a_short_verdict_keeps_the_sentence_it_judges():
+    """"No floats for money, that's an iron rule" names its subject one sentence earlier."""
+    [(kind, rule)] = rules_in("все деньги храним в копейках, int64. никаких float для сумм, "
+                              "это железное правило")
+    assert kind == "constraint" and "копейках" in rule and "float" in rule
+    [(_, rule)] = rules_in("画面の文言は全部 config/locales/ja.yml に入れてください。ハードコード禁止です")
+    assert "locales" in rule
+    [(_, rule)] = rules_in("Fix the refund tests. Never touch the migrations.")
+    assert rule == "Never touch the migrations."  # a whole order is no verdict

@@ -72,7 +72,10 @@ def rule_type(sentence: str, *, long_prompt: bool = False, asking: bool = False
         return None  # a pasted log line ("ERROR [Error: … you have to pass it in yourself]")
     if lexicon.SELF_REPORT_RE.search(text):
         return None  # "I never call Deno.env anywhere" tells what they did, asks nothing
+    if lexicon.ONE_OFF_RE.search(text):
+        return None  # "don't run the full suite this time": asked for once
     text = lexicon.NEVER_HAPPENS_RE.sub(" ", text)  # a symptom's "never" forbids nothing
+    text = lexicon.BEHAVIOUR_RE.sub(" ", text)  # nor what a thing always does
     if lexicon.HANDOFF_RE.search(text) or lexicon.WONDER_RE.search(text):
         return None  # "ask Priya, she owns …", "I wonder whether we should": questions
     lasting = bool(lexicon.LASTING_RE.search(text)) or bool(
@@ -139,6 +142,9 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
                 index += 1
                 continue
             chunk = [parts[index]]
+            if index and kinds[index - 1] is None and _names_the_rule_before(
+                    parts[index], parts[index - 1]):
+                chunk.insert(0, parts[index - 1])
             index += 1
             while index < len(parts) and len(" ".join(chunk)) < MAX_RULE_CHARS and (
                 kinds[index] is not None
@@ -150,6 +156,21 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
                 index += 1
             found.append((kind, shorten(" ".join(chunk), MAX_RULE_CHARS)))
     return found
+
+
+# A verdict on what was just said: "это железное правило", "Pas de chaînes en dur.",
+# "ハードコード禁止です", "このリポジトリの方針です".
+_VERDICT_RE = re.compile(r"禁止|ダメ|だめ|不行|不可以|方針|方针|规定|规矩")
+
+
+def _names_the_rule_before(rule: str, before: str) -> bool:
+    """Whether a short rule sentence only labels or sharpens the sentence before it, which
+    then holds what the rule is about ("Все деньги храним в копейках. Никаких float, это
+    железное правило")."""
+    short = len(rule.split()) <= 8 if rule.isascii() or " " in rule.strip() else len(rule) <= 30
+    return (short and not before.rstrip().endswith(("?", "？")) and len(before) <= 200
+            and bool(lexicon.EMPHASIS_RE.search(rule) or lexicon.PROHIBITION_RE.match(rule)
+                     or _VERDICT_RE.search(rule)))
 
 
 # What announces a pasted page: "Does this doc page help?", "Man page:", "from the docs:".

@@ -65,11 +65,13 @@ from .reasons import (
     PURPOSE_RE,
 )
 from .rules import (
+    BEHAVIOUR_RE,
     EMPHASIS_RE,
     LASTING_RE,
     NEVER_HAPPENS_RE,
     NOT_A_RULE_RE,
     OBLIGATION_RE,
+    ONE_OFF_RE,
     PREFERENCE_RE,
     PROHIBITION_RE,
     RULE_SUBJECT_RE,
@@ -123,6 +125,8 @@ __all__ = [
     "MECHANICS_RE",
     "NARRATION_RE",
     "NEVER_HAPPENS_RE",
+    "BEHAVIOUR_RE",
+    "ONE_OFF_RE",
     "NOTHING_OPEN_RE",
     "NOT_A_RULE_RE",
     "NO_CHANGES_RE",

@@ -69,6 +69,20 @@ _LASTING = _words(
     r"总是", r"始终", r"一律", r"永远", r"以后", r"今后", r"从现在开始", r"从今以后", r"每次",
     r"(这个|我们的)?(仓库|项目)里", r"このリポジトリ", r"このプロジェクトでは",
     r"常に", r"いつも", r"必ず", r"絶対に", r"決して", r"今後", r"これから", r"以降", r"毎回",
+    # a rule for each time a kind of change is made: "if you change anything under proto/
+    # you have to run make gen", "si tocas api/openapi.yaml, regenera el cliente"
+    r"\b(if|when|whenever) (you|we|anyone|someone|somebody) (ever )?(change|touch|modify|edit|"
+    r"update|add|bump|rename|delete|remove)\b",
+    r"\bsi (tu )?(modifies|touches|changes|ajoutes)\b", r"\bsi (tocas|cambias|modificas|añades)\b",
+    r"\bse (você )?(mexer|alterar|mudar|mexe|altera|muda)\b",
+    r"\bwenn (du|ihr|jemand) \S+( \S+){0,4} (änderst|anfasst|änderst|änderts?|hinzufügst)\b",
+    r"если (ты |вы )?(меняешь|трогаешь|правишь|поменяешь|изменишь|меняете|трогаете)",
+    r"如果(你)?(改了|修改了?|动了)", r"(変更|修正|追加)したら", r"(触|いじ|変え)ったら",
+    # a release window: "code freeze until the 1st", "Gel du code le 15 décembre"
+    r"\b(code|feature)[- ]?freeze\b", r"\bgel du code\b", r"\bcongela(mos|r)\b",
+    r"\bcongelamento\b", r"\bonly (bug ?)?fixes\b", r"\bnur noch (bug)?fixes\b",
+    r"\buniquement des correctifs\b", r"\bsolo (bug)?fixes\b", r"\bsó correç",
+    r"на будущее", r"теперь только",
 )
 # Obligation and prohibition: a rule when the sentence is short and not a one-off request.
 # A quantity with its unit: what a budget or a limit is stated in.
@@ -77,7 +91,23 @@ _BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d
            r"minuten|sekunden|stunden|tage|minutos|segundos|horas|días|dias|heures|jours|"
            r"分钟|秒|小时|天|分|時間|日)(?!\w)")
 _OBLIGATION = _words(
-    r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdo not\b", r"\bshould never\b",
+    r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdont\b", r"\bdo not\b",
+    r"\bshould never\b",
+    # what may not come in: "we can't ship anything with GPL deps", "GPLの依存は入れられません"
+    r"\b(we )?(can't|cannot|can not) (use|ship|add|include|pull in|depend on|bring in)\b",
+    r"\bdürfen kein", r"\bon ne peut pas (utiliser|ajouter|inclure|mettre)\b",
+    r"\binterdiction de\b", r"\bno (podemos|puedes|se puede) (usar|meter|añadir|agregar)\b",
+    r"\bnão (pode|podemos|dá pra) (usar|colocar|adicionar|meter)\b", r"\bобязан",
+    r"\bне (тащим|берём|берем|юзай|юзаем|добавляем|пушим|мержим|деплоим|коммитим|"
+    r"используем)\b", r"ничего не (меняем|трогаем|добавляем|мержим)",
+    r"入れられません", r"使えません", r"都要", r"都得", r"(ダメ|だめ)です", r"\bé exigência\b",
+    r"\bno se (mergea|hace|sube|despliega|usa|toca|commitea)\b", r"\b(usa|use|usem|usar) só\b",
+    # a platform the code is held to: "has to keep working on Python 3.8", "an node 16 gebunden"
+    r"\b(has|have|needs?) to keep (working|running|building|compiling)\b",
+    r"\b(keep|continue) (working|running|building|compiling) on\b", r"\bgebunden\b",
+    r"\b(seguir|continuar) (soportando|funcionando|corriendo|rodando|suportando)\b",
+    r"\bprecisa (continuar|seguir|rodar|funcionar)\b", r"\bcontinuer à (tourner|fonctionner)\b",
+    r"(動く|動作する|対応する)必要があ", r"でも動(く|作)",
     r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
     # a habit to drop: "lets stop using relative imports", "hör auf, … zu verwenden"
     r"\b(stop|quit) (using|adding|creating|writing|putting|making|calling|importing)\b",
@@ -229,7 +259,19 @@ PROHIBITION_RE = re.compile(
 # Taste rather than law: these make a preference.
 _PREFERENCE = _words(
     r"\bi prefer\b", r"\bwe prefer\b", r"\bprefer\b", r"\bi'd rather\b", r"\bi would rather\b",
-    r"\bi like\b", r"\bi don't like\b", r"\bi want\b.*\b(to be(?! able)|style|format)\b",
+    r"\bi (do |really |much )?(like|love)\b", r"\bi don't like\b",
+    # taste told as what reads better: "I find parametrize way more readable than loops"
+    r"\b(more|less|far more|way more|much more) (readable|legible|elegant|idiomatic)\b",
+    r"\bi find\b[^.!?]{0,60}\b(more|less|easier|harder|nicer|cleaner|clearer)\b",
+    r"\blesbarer\b", r"\bplus lisibles?\b", r"\bmás legibles?\b", r"\bmais legíve(l|is)\b",
+    r"\bje trouve\b[^.!?]{0,60}\bplus\b", r"\bmais bonito\b", r"\bfänd\w* (es )?schön\b",
+    r"\bmir gefallen\b", r"\bme encanta (cuando|que)\b", r"\bgosto (quando|que)\b",
+    r"\bcurto (bastante|muito|mais)\b", r"\bsou (mais )?fã\b", r"люблю,? когда", r"приятнее",
+    r"проще читать", r"по вкусу", r"喜欢", r"我希望你", r"苦手", r"読みやすい", r"可读性",
+    # how the answers should read: "réponds court stp", "respuestas cortas porfa"
+    r"\b(answers?|responses?|replies|antworten|réponses?|respuestas?|respostas?)\b[^.!?]{0,30}"
+    r"\b(short|shorter|brief|kurz|court|courtes?|cortas?|curtas?)\b",
+    r"\b(réponds|responde|halt dich)\b[^.!?]{0,30}\b(court|curto|kurz|corto)\b", r"\bi want\b.*\b(to be(?! able)|style|format)\b",
     # a dislike of what was done: "i hate .sh tests", "I hate how you placed the tests"
     r"\bi (hate|dislike|can't stand|cannot stand|really don't like)\b", r"\bich hasse\b",
     r"\bje déteste\b", r"\bodio (que|los|las|el|la|cuando)\b", r"\bodeio\b", r"ненавижу",
@@ -277,6 +319,51 @@ NEVER_HAPPENS_RE = re.compile(
     r"никогда не (приходит|появляется|грузится|работает|заканчивается)|从来没(有)?\S{1,4}|"
     r"一度も\S{1,6}(ない|ません)",
     re.IGNORECASE)
+# What something always or never does is its behaviour, not a rule: "the /health endpoint
+# always returns 200", "`parseFecha` siempre devuelve un Date", "サービスは毎回固まります".
+BEHAVIOUR_RE = re.compile(
+    r"\b(always|never|every time|each time)\s+(\w+\s+)?(returns|crashes|fails|hangs|freezes|"
+    r"throws|breaks|times out|dies|exits|panics|finishes|loads|shows|gets|comes|arrives|runs|"
+    r"stops|starts|expires|empties|responds|sends|prints|logs|ends|blocks|works|invalidates|"
+    r"succeeds|passes|happens|fires|lands|goes)\b|"
+    r"\b(it|this|that|they) (always|never)\b|"
+    r"(всегда|никогда не)\s+(\w+\s+)?(пада|отда|возвраща|кида|висн|зависа|вылета|краш|лома|"
+    r"приход|инвалидир|выставля|срабатыва|отвалива|тормоз|работа|груз|заканчива|отвеча|выда)|"
+    # (not "auf Prod läuft niemals ein --full-refresh": what may run there is a rule)
+    r"\b(gibt|liefert|stürzt|hängt|wirft|kommt|lädt|bricht|endet|crasht|antwortet|"
+    r"schlägt|startet)\b[^.!?]{0,40}\b(immer|nie|niemals)\b|\bimmer mit (exit|fehler|error)|"
+    r"\bläuft (immer|nie|niemals) durch\b|"
+    r"\b(plante|plantent|renvoie|retourne|lève|expire|bloque|crashe|échoue|marche|fonctionne|"
+    r"répond|arrive|charge|finit|termine|affiche|envoie|reste|restent)\b[^.!?]{0,15}"
+    r"\b(toujours|jamais)\b|"
+    r"\b(siempre|nunca|sempre)\s+(se\s+)?(devuelve|queda|quedan|llega|llegan|salta|falla|revienta|"
+    r"crashea|cuelga|tarda|responde|carga|termina|funciona|sale|vuelve|da|tira|lanza|explota|"
+    r"muestra|fecha|trava|retorna|devolve|cai|quebra|esvazia|chega|carrega|dá|estoura|mostra|"
+    r"volta|demora|fica|ficam)\b|"
+    r"(总是|永远|每次|一直)[^，。,]{0,10}(返回|卡|崩|挂|闪退|报错|失败|超时|没反应)|"
+    r"(毎回|常に|いつも|絶対に)[^。、]{0,15}(固ま|落ち|返し|返さ|返って|返る|クラッシュ|エラー|失敗|"
+    r"止ま|タイムアウト)|"
+    # what the person never saw before, said as praise: "never would've thought of that"
+    r"\bnever (would('ve| have)|had|have|'d)? ?(thought|seen|guessed|imagined|known)\b|"
+    r"\bjamais vu\b|\bnunca (había |habría |tinha |teria )?(visto|pensado|imaginado|pensé|"
+    r"pensei|vi|imaginei)\b|никогда не (додумал|видел|думал)|\bnie (gedacht|gesehen)\b|"
+    r"从没想到|思いつかな",
+    re.IGNORECASE)
+# A request for this once: "don't run the full suite this time", "今日は本番デプロイしないで".
+ONE_OFF_RE = re.compile(_words(
+    r"\bthis time\b", r"\b(today|tonight|right now)\b", r"\bfor (this|the) (spike|prototype|"
+    r"poc|demo|experiment|throwaway|one-off)\b",
+    # (not "in this PR": "don't bump deps in this PR, Marta bumps them monthly" is a rule)
+    r"на этот раз", r"\bсегодня\b", r"\bсейчас не\b",
+    r"для этого (прототипа|спайка|скрипта|эксперимента)", r"\bdiesmal\b", r"\bdieses mal\b",
+    r"\bheute\b", r"\bgerade nicht\b", r"\bcette fois\b", r"(?<!partir d')\baujourd'hui\b",
+    r"(?<!partir de )\bmaintenant\b", r"\besta vez\b", r"\bhoy\b", r"\bahora mismo\b",
+    r"\b(desta|dessa|nesta|nessa) vez\b", r"\bhoje\b", r"\bagora não\b",
+    r"\b(para|pra|para este|pra esse) (protótipo|spike|teste rápido)\b",
+    r"这次", r"这回", r"今天", r"今回", r"今日は", r"とりあえず", r"すぐ捨てる",
+    r"\b(we're|we are) throwing it away\b", r"\bwirf\w* (es|ihn|das) (eh )?weg\b",
+    r"\bвсё равно выкинем\b", r"\bвыкинем\b",
+), re.IGNORECASE)
 # Phrases that look like rules but ask for nothing lasting.
 SELF_REPORT_RE = re.compile(
     r"\bi (never|always|don't|do not|didn't|did not) (call|called|use|used|did|do|had|touch|"
