@@ -3561,7 +3561,8 @@ def test_a_short_verdict_keeps_the_sentence_it_judges():
     [(kind, rule)] = rules_in("все деньги храним в копейках, int64. никаких float для сумм, "
                               "это железное правило")
     assert kind == "constraint" and "копейках" in rule and "float" in rule
-    [(_, rule)] = rules_in("画面の文言は全部 config/locales/ja.yml に入れてください。ハードコード禁止です")
+    [(_, rule)] = rules_in("画面の文言は全部 config/locales/ja.yml に入れてください。"
+                           "ハードコード禁止です")
     assert "locales" in rule
     [(_, rule)] = rules_in("Fix the refund tests. Never touch the migrations.")
     assert rule == "Never touch the migrations."  # a whole order is no verdict

@@ -271,7 +271,8 @@ _PREFERENCE = _words(
     # how the answers should read: "réponds court stp", "respuestas cortas porfa"
     r"\b(answers?|responses?|replies|antworten|réponses?|respuestas?|respostas?)\b[^.!?]{0,30}"
     r"\b(short|shorter|brief|kurz|court|courtes?|cortas?|curtas?)\b",
-    r"\b(réponds|responde|halt dich)\b[^.!?]{0,30}\b(court|curto|kurz|corto)\b", r"\bi want\b.*\b(to be(?! able)|style|format)\b",
+    r"\b(réponds|responde|halt dich)\b[^.!?]{0,30}\b(court|curto|kurz|corto)\b",
+    r"\bi want\b.*\b(to be(?! able)|style|format)\b",
     # a dislike of what was done: "i hate .sh tests", "I hate how you placed the tests"
     r"\bi (hate|dislike|can't stand|cannot stand|really don't like)\b", r"\bich hasse\b",
     r"\bje déteste\b", r"\bodio (que|los|las|el|la|cuando)\b", r"\bodeio\b", r"ненавижу",
@@ -356,7 +357,8 @@ ONE_OFF_RE = re.compile(_words(
     # (not "in this PR": "don't bump deps in this PR, Marta bumps them monthly" is a rule)
     r"на этот раз", r"\bсегодня\b", r"\bсейчас не\b",
     r"для этого (прототипа|спайка|скрипта|эксперимента)", r"\bdiesmal\b", r"\bdieses mal\b",
-    r"\bheute\b", r"\bgerade nicht\b", r"\bcette fois\b", r"(?<!partir d')\baujourd'hui\b",
+    r"\bheute\b", r"\bgerade nicht\b", r"\bcette fois\b",
+    r"(?<!partir d')\baujourd'hui\b",
     r"(?<!partir de )\bmaintenant\b", r"\besta vez\b", r"\bhoy\b", r"\bahora mismo\b",
     r"\b(desta|dessa|nesta|nessa) vez\b", r"\bhoje\b", r"\bagora não\b",
     r"\b(para|pra|para este|pra esse) (protótipo|spike|teste rápido)\b",
