@@ -3566,3 +3566,34 @@ def test_a_short_verdict_keeps_the_sentence_it_judges():
     assert "locales" in rule
     [(_, rule)] = rules_in("Fix the refund tests. Never touch the migrations.")
     assert rule == "Never touch the migrations."  # a whole order is no verdict
+
+
+@pytest.mark.parametrize(("wrap_up", "kind", "words"), [
+    ("Added rate limiting.\n\n### Before deploying\n- `REDIS_URL` is not set in production "
+     "yet. You'll need to add it to the prod secrets.", "todo", "REDIS_URL"),
+    ("## Upgrade\n\n### Erledigt\n- Spring Boot 3.1\n\n### Nicht erledigt\n- Der Test "
+     "`ReportExportIT` schlägt fehl und ist noch rot.", "todo", "ReportExportIT"),
+    ("## まとめ\n\n**対応済み**\n- 全文検索\n\n**残作業**\n- 本番環境でインデックスを作成する"
+     "必要があります：`rails searchkick:reindex`", "todo", "searchkick"),
+    ("### Spring Boot 3.2\n\n- 升级完成\n\n**遗留问题：**\n- `OrderServiceTest` 里有 2 个"
+     "用例还是失败的，我还没处理。", "todo", "OrderServiceTest"),
+    ("## 完了\n- 決済\n\n**確認したいこと**\n- 返金は管理画面から行いますか、Stripe で手動ですか",
+     "open_question", "返金"),
+])
+def test_what_a_wrap_up_leaves_under_its_own_heading_is_open_work(wrap_up, kind, words):
+    from engram.capture.reading import open_items
+
+    assert any(k == kind and words in text for k, text in open_items(wrap_up)), open_items(wrap_up)
+
+
+def test_a_todo_comment_removed_is_code_not_work_left_and_tests_left_red_are_no_attempt():
+    from engram.capture.reading import open_items
+
+    done = ("Done.\n\n**What I did**\n- Removed the old `# TODO: remove after v2 migration` "
+            "comments\n- Updated imports\n\nNothing left open on my side.")
+    assert open_items(done) == []
+    extraction = (Session().prompt("upgrade rails").edit("Gemfile")
+                  .say("## Rails 7\n\n### 完了\n- Rails を更新\n\n### 未完了\n- "
+                       "`spec/system/checkout_spec.rb` の 2 件がまだ失敗しています。").extract())
+    assert any("checkout_spec" in t for t in found(extraction, "todo"))
+    assert not found(extraction, "failed_attempt")

@@ -14,7 +14,7 @@ from . import lexicon
 from .commands import run_outcome
 from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, named_in
 from .finding import MAX_FIX_CHARS, Finding
-from .reading import gist_of, list_items, normalized, shorten, text_weight
+from .reading import gist_of, list_items, normalized, open_items, shorten, text_weight
 
 
 def not_working(x: Extractor, turns: list[Turn]) -> None:
@@ -95,7 +95,11 @@ def told_failures(x: Extractor, turns: list[Turn]) -> None:
     if final is None:
         return
     said = list_items(final.text) or lexicon.sentences(final.text)
+    # what the wrap-up leaves open is work to do ("2 tests still fail"), not an attempt
+    left = [normalized(item) for _, item in open_items(final.text)]
     for sentence in said:
+        if any(normalized(sentence) in item or item in normalized(sentence) for item in left):
+            continue
         if not lexicon.DID_NOT_WORK_RE.search(sentence) or text_weight(sentence) < 30 or (
             sentence.rstrip("*_ ").endswith(("?", "？"))
         ):  # "Is the button not working, or something else?" asks; it tells no attempt

@@ -22,7 +22,8 @@ INVESTIGATION_RE = re.compile(
     r"investigate|understand|figure|review|test|confirm|start|try running|grep)\b",
     re.IGNORECASE,
 )
-QUESTION_WORD_RE = re.compile(r"question|вопрос|frage|pregunt|pergunt|问题|質問", re.I)
+QUESTION_WORD_RE = re.compile(
+    r"question|вопрос|frage|pregunt|pergunt|(?<!遗留)(?<!已知)问题|質問|確認|确认", re.I)
 _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 
 
@@ -400,12 +401,13 @@ def done_part(text: str) -> str:
     return text
 
 
-def open_heading(heading: str) -> bool:
+def open_heading(heading: str, most: int = 5) -> bool:
     """A heading that announces what is left ("Still open:", "## Next steps", "Was noch
     fehlt:"): a few words holding the marker, not a sentence that happens to contain it
-    ("The TODO app is in place: …" announces nothing)."""
+    ("The TODO app is in place: …" announces nothing). A line set as a heading may take
+    a word more ("**À faire avant la mise en prod**")."""
     words = re.sub(r"^[\W\d_]+", "", heading).split()
-    return len(words) <= 5 and bool(lexicon.OPEN_HEADING_RE.search(" ".join(words)))
+    return len(words) <= most and bool(lexicon.OPEN_HEADING_RE.search(" ".join(words)))
 
 
 def _labelled_parts(text: str) -> list[str]:
@@ -446,7 +448,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
             question_section = False
             continue
         if heading:
-            in_section = open_heading(line) and len(line) < 80
+            in_section = open_heading(line, 6) and len(line) < 80
             question_section = in_section and bool(QUESTION_WORD_RE.search(line))
             # "Would you like me to:", "Could you provide more details about:"
             offering = bool(lexicon.OFFER_RE.search(line) or (
@@ -481,7 +483,8 @@ def open_items(text: str) -> list[tuple[str, str]]:
                 lexicon.NOTHING_OPEN_RE.search(sentence)
             ):
                 continue
-            elif lexicon.STILL_OPEN_RE.search(lexicon.GENERIC_YOU_RE.sub(" ", sentence)) and (
+            elif lexicon.STILL_OPEN_RE.search(lexicon.GENERIC_YOU_RE.sub(" ", _CODE_SPAN_RE.sub(
+                " ", sentence))) and (  # (a `# TODO:` comment removed is code, not work left)
                 text_weight(sentence) >= 25 or whole
             ) and not (whole and any(lexicon.OFFER_RE.search(s) for s in sentences)):
                 # (not "Want me to …? I haven't touched anything yet": waiting for a go)
@@ -497,6 +500,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
     return found
 
 
+_CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 # A sentence that names its subject only by pointing back at the one before it.
 _ANAPHOR_RE = re.compile(
     r"^(this|that|it|these|those|das|dies|es|ça|cela|ce|esto|eso|isso|isto|questo|ciò|to|"

@@ -32,6 +32,20 @@ OPEN_HEADING_RE = re.compile(_words(
     r"没做", r"未做", r"未实现", r"未実装", r"やっていない", r"まだ(です|やって)", r"не сделал",
     r"чего нет", r"ce qui manque", r"pas fait", r"nicht gemacht", r"no hecho", r"lo que falta",
     r"não fiz", r"o que falta",
+    # what must happen before the work is live, and what is left to the person
+    r"\bbefore (deploying|you deploy|deploy|release|releasing|merging|you merge|going live|"
+    r"shipping)\b", r"\byou('ll)? (still )?need to\b", r"\bstill need",
+    r"\baction (items?|required)\b",
+    r"\bmanual steps?\b", r"noch (zu )?erledigen", r"\bbitte noch\b", r"\bvor dem (deploy|release)",
+    r"à faire", r"avant (de )?(déployer|la mise en prod|le déploiement)", r"\bil reste\b",
+    r"por hacer", r"antes de (desplegar|hacer deploy|publicar)", r"pendientes", r"a fazer",
+    r"antes d[eo] (fazer )?deploy", r"pendências", r"перед (деплоем|релизом|выкаткой)",
+    r"нужно сделать", r"не доделано", r"待处理", r"需要你", r"上线前", r"部署前", r"待确认",
+    r"需要确认", r"残作業", r"未完了", r"確認したいこと", r"確認事項", r"要確認", r"リリース前",
+    r"デプロイ前", r"お願いしたいこと",
+    r"не успел", r"nicht (erledigt|geschafft)", r"pas eu le temps", r"no me dio tiempo",
+    r"não deu tempo", r"没来得及", r"間に合わなかった", r"\bnot finished\b",
+    r"\bdidn'?t get to\b",
 ), re.IGNORECASE)
 # How something works, not work left: "when you need to force a rebuild, run …", "once it
 # has returned, you have to spawn a fresh one".
