@@ -201,3 +201,26 @@ def test_engram_bench_realtalk_cli_writes_its_section(cli_env, tmp_path):
     text = results.read_text()
     assert "<!-- realtalk:start -->" in text and "Command: `engram bench realtalk" in text
     assert "temporal (n=1)" in text
+
+
+def test_the_capture_probes_are_well_formed_and_scored():
+    """Each label's words are the message's own (so a faithful memory can hold them), and
+    the scorer counts every probe once per place."""
+    from benchmarks import capture_probes
+
+    rules = capture_probes._load("user_rules.jsonl")
+    wrapups = capture_probes._load("wrapups.jsonl")
+    assert len(rules) >= 200 and len(wrapups) >= 60
+    for probe in rules:
+        assert probe["label"] in ("constraint", "preference", "none"), probe["id"]
+        for group in probe["match"]:
+            assert group[0].lower() in probe["text"].lower(), probe["id"]
+    for probe in wrapups:
+        for item in [*probe["todos"], *probe["open_questions"]]:
+            assert any(g[0].lower() in probe["text"].lower() for g in item["match"]), probe["id"]
+    some = [p for p in rules if p["lang"] == "de"][:12]
+    table = capture_probes.score_rules(some, details=False)
+    first = table["de, first"]
+    assert first["rules"] + first["none"] == len(some) == sum(table["de, later"][k]
+                                                              for k in ("rules", "none"))
+    assert first["found"] <= first["rules"] and first["false alarm"] <= first["none"]
