@@ -91,8 +91,8 @@ def _holds(groups: list[list[str]], finding: Any) -> bool:
     return all(any(alt.lower() in text for alt in group) for group in groups)
 
 
-def _load(name: str) -> list[dict[str, Any]]:
-    path = PROBES / name
+def _load(name: str, folder: Path = PROBES) -> list[dict[str, Any]]:
+    path = folder / name
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
@@ -175,16 +175,21 @@ def _cell(row: dict[str, int], spec: str) -> str:
 
 
 @click.command()
+@click.option("--set", "which", type=click.Choice(["first", "second"]), default="first",
+              show_default=True,
+              help="first: the set the rules were read on; second: a set by another writer, "
+                   "kept unread (score it without --details).")
 @click.option("--details", is_flag=True, help="List every miss and false alarm.")
-def main(details: bool) -> None:
+def main(which: str, details: bool) -> None:
     """Score the capture probes (rules in messages, open work in wrap-ups)."""
-    if not (PROBES / "user_rules.jsonl").exists():
-        sys.exit(f"no probes in {PROBES}")
-    rules = score_rules(_load("user_rules.jsonl"), details)
+    folder = PROBES if which == "first" else PROBES / "second"
+    if not (folder / "user_rules.jsonl").exists():
+        sys.exit(f"no probes in {folder}")
+    rules = score_rules(_load("user_rules.jsonl", folder), details)
     _print("Rules stated in a message", rules, [
         ("rules found", "found/rules"), ("with the labelled type", "typed/rules"),
         ("false alarms (no rule stated)", "false alarm/none")])
-    wrapups = score_wrapups(_load("wrapups.jsonl"), details)
+    wrapups = score_wrapups(_load("wrapups.jsonl", folder), details)
     _print("Open work in a final wrap-up", wrapups, [
         ("wrap-ups", "wrap-ups"), ("open items found", "found/items"),
         ("stored todos / questions", "stored"), ("of them unlabelled", "unlabelled")])
