@@ -155,6 +155,31 @@ def score_wrapups(probes: list[dict[str, Any]], details: bool) -> dict[str, dict
     return table
 
 
+def score_pre_edit(probes: list[dict[str, Any]], details: bool) -> dict[str, dict[str, int]]:
+    """Per language: decisions found in what the agent says just before an edit, and
+    decisions stored from narration."""
+    table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for probe in probes:
+        session = (_Session().prompt("Please implement the change we discussed.")
+                   .say(probe["text"]).edit("src/feature.ts").tests_pass()
+                   .say("Done: the change is in and the tests pass."))
+        stored = [f for f in session.findings() if f.type == "decision"]
+        row = table[probe["lang"]]
+        if probe["label"] == "none":
+            row["none"] += 1
+            row["false alarm"] += bool(stored)
+            verdict = "FALSE" if stored else "ok"
+        else:
+            row["decisions"] += 1
+            row["found"] += any(_holds(probe.get("match") or [], f) for f in stored)
+            verdict = "ok" if any(_holds(probe.get("match") or [], f) for f in stored) else (
+                "MISSED")
+        if details and verdict != "ok":
+            shown = "; ".join(f.content[:90] for f in stored) or "-"
+            print(f"{verdict:6} {probe['id']:8} {probe['text'][:120]!r}\n         stored: {shown}")
+    return table
+
+
 def _print(title: str, table: dict[str, dict[str, int]], columns: list[tuple[str, str]]) -> None:
     print(f"\n### {title}\n")
     print("| language | " + " | ".join(label for label, _ in columns) + " |")
@@ -193,6 +218,11 @@ def main(which: str, details: bool) -> None:
     _print("Open work in a final wrap-up", wrapups, [
         ("wrap-ups", "wrap-ups"), ("open items found", "found/items"),
         ("stored todos / questions", "stored"), ("of them unlabelled", "unlabelled")])
+    if (folder / "pre_edit.jsonl").exists():
+        decisions = score_pre_edit(_load("pre_edit.jsonl", folder), details)
+        _print("A decision said just before an edit", decisions, [
+            ("decisions found", "found/decisions"),
+            ("decisions stored from narration", "false alarm/none")])
 
 
 if __name__ == "__main__":

@@ -3579,6 +3579,10 @@ def test_a_short_verdict_keeps_the_sentence_it_judges():
      "用例还是失败的，我还没处理。", "todo", "OrderServiceTest"),
     ("## 完了\n- 決済\n\n**確認したいこと**\n- 返金は管理画面から行いますか、Stripe で手動ですか",
      "open_question", "返金"),
+    ("## 2FA\n\n**実装済み**\n- TOTP\n\n**検討事項**\n- SMS 認証にも対応しますか？コストと SIM "
+     "スワップのリスクがあります。", "open_question", "SMS"),
+    ("## Export\n\n- Done\n\n**Zu klären**\n- Sollen stornierte Bestellungen mit in den "
+     "Export?", "open_question", "stornierte"),
 ])
 def test_what_a_wrap_up_leaves_under_its_own_heading_is_open_work(wrap_up, kind, words):
     from engram.capture.reading import open_items

@@ -23,7 +23,8 @@ INVESTIGATION_RE = re.compile(
     re.IGNORECASE,
 )
 QUESTION_WORD_RE = re.compile(
-    r"question|вопрос|frage|pregunt|pergunt|(?<!遗留)(?<!已知)问题|質問|確認|确认", re.I)
+    r"question|вопрос|frage|pregunt|pergunt|(?<!遗留)(?<!已知)问题|質問|確認|确认|相談|検討|"
+    r"未決|判断|decid|discuss|klären|trancher|dúvida|обсуд|решени|讨论|待定", re.I)
 _ANSWER_RE = re.compile(r'"(?P<q>[^"]+)"="(?P<a>[^"]*)"')
 
 

@@ -46,6 +46,11 @@ OPEN_HEADING_RE = re.compile(_words(
     r"не успел", r"nicht (erledigt|geschafft)", r"pas eu le temps", r"no me dio tiempo",
     r"não deu tempo", r"没来得及", r"間に合わなかった", r"\bnot finished\b",
     r"\bdidn'?t get to\b",
+    # what is left for the person to decide or look into
+    r"\bto (discuss|decide)\b", r"\bdecisions? needed\b", r"zu klären", r"klärungsbedarf",
+    r"à (trancher|discuter|décider)", r"(por|a|para) decidir", r"para vocês decidirem",
+    r"\bdúvidas?\b", r"обсудить", r"на решение", r"待讨论", r"需要讨论", r"待定",
+    r"必要な作業", r"相談事項", r"検討事項", r"未決事項", r"確認が必要", r"ご判断",
 ), re.IGNORECASE)
 # How something works, not work left: "when you need to force a rebuild, run …", "once it
 # has returned, you have to spawn a fresh one".
