@@ -1,13 +1,15 @@
 """Capture probes: single messages, many phrasings, many languages, labelled blind.
 
 The capture corpus (`benchmarks/capture.py`) scores whole sessions, where a rule or a
-todo is one item among dozens. These probes isolate the two readings that depend most on
+todo is one item among dozens. These probes isolate the readings that depend most on
 wording: a developer's message that states a lasting rule (or looks like one and does
-not), and an agent's final wrap-up that leaves work or a question open (or leaves
-nothing). Each probe is set in the smallest session that gives it its place: the message
-as the person's request, followed by an edit and a reply; the wrap-up as the last reply
-of a session that edited a file and ran its tests. The probes were written by someone who
-read none of the extractor (`capture_probes/README.md`).
+not), an agent's final wrap-up that leaves work or a question open (or leaves nothing),
+and what the agent says just before an edit (a reasoned choice, or narration). Each probe
+is set in the smallest session that gives it its place: the message as the person's
+request, followed by an edit and a reply; the wrap-up as the last reply of a session that
+edited a file and ran its tests; the words before an edit between a request and the edit.
+The probes were written by people who read none of the extractor
+(`capture_probes/README.md`).
 
     python -m benchmarks.capture_probes [--details]
 """
