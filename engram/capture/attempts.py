@@ -96,7 +96,7 @@ def told_failures(x: Extractor, turns: list[Turn]) -> None:
         return
     said = list_items(final.text) or lexicon.sentences(final.text)
     # what the wrap-up leaves open is work to do ("2 tests still fail"), not an attempt
-    left = [normalized(item) for _, item in open_items(final.text)]
+    left = [item for _, text in open_items(final.text) if (item := normalized(text))]
     for sentence in said:
         if any(normalized(sentence) in item or item in normalized(sentence) for item in left):
             continue
