@@ -3601,3 +3601,13 @@ def test_a_todo_comment_removed_is_code_not_work_left_and_tests_left_red_are_no_
                        "`spec/system/checkout_spec.rb` の 2 件がまだ失敗しています。").extract())
     assert any("checkout_spec" in t for t in found(extraction, "todo"))
     assert not found(extraction, "failed_attempt")
+
+
+@pytest.mark.parametrize(("said", "kind"), [
+    ("from today on, always run the linter before committing", "constraint"),
+    ("desde hoy siempre usamos pnpm", "constraint"),
+    ("I love it, thanks!", None),
+    ("I love it when the tests read like a spec", "preference"),
+])
+def test_from_today_on_is_lasting_and_loving_the_result_is_praise(said, kind):
+    assert rule_type(said) == kind

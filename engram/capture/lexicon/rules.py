@@ -259,7 +259,7 @@ PROHIBITION_RE = re.compile(
 # Taste rather than law: these make a preference.
 _PREFERENCE = _words(
     r"\bi prefer\b", r"\bwe prefer\b", r"\bprefer\b", r"\bi'd rather\b", r"\bi would rather\b",
-    r"\bi (do |really |much )?(like|love)\b", r"\bi don't like\b",
+    r"\bi (do |really |much )?(like|love)\b(?! (it|this|that)\b(?! when))", r"\bi don't like\b",
     # taste told as what reads better: "I find parametrize way more readable than loops"
     r"\b(more|less|far more|way more|much more) (readable|legible|elegant|idiomatic)\b",
     r"\bi find\b[^.!?]{0,60}\b(more|less|easier|harder|nicer|cleaner|clearer)\b",
@@ -352,17 +352,17 @@ BEHAVIOUR_RE = re.compile(
     re.IGNORECASE)
 # A request for this once: "don't run the full suite this time", "今日は本番デプロイしないで".
 ONE_OFF_RE = re.compile(_words(
-    r"\bthis time\b", r"\b(today|tonight|right now)\b", r"\bfor (this|the) (spike|prototype|"
-    r"poc|demo|experiment|throwaway|one-off)\b",
+    r"\bthis time\b", r"(?<!from )\b(today|tonight|right now)\b",
+    r"\bfor (this|the) (spike|prototype|poc|demo|experiment|throwaway|one-off)\b",
     # (not "in this PR": "don't bump deps in this PR, Marta bumps them monthly" is a rule)
     r"на этот раз", r"\bсегодня\b", r"\bсейчас не\b",
     r"для этого (прототипа|спайка|скрипта|эксперимента)", r"\bdiesmal\b", r"\bdieses mal\b",
-    r"\bheute\b", r"\bgerade nicht\b", r"\bcette fois\b",
+    r"(?<!ab )\bheute\b", r"\bgerade nicht\b", r"\bcette fois\b",
     r"(?<!partir d')\baujourd'hui\b",
-    r"(?<!partir de )\bmaintenant\b", r"\besta vez\b", r"\bhoy\b", r"\bahora mismo\b",
-    r"\b(desta|dessa|nesta|nessa) vez\b", r"\bhoje\b", r"\bagora não\b",
+    r"(?<!partir de )\bmaintenant\b", r"\besta vez\b", r"(?<!desde )\bhoy\b", r"\bahora mismo\b",
+    r"\b(desta|dessa|nesta|nessa) vez\b", r"(?<!partir de )\bhoje\b", r"\bagora não\b",
     r"\b(para|pra|para este|pra esse) (protótipo|spike|teste rápido)\b",
-    r"这次", r"这回", r"今天", r"今回", r"今日は", r"とりあえず", r"すぐ捨てる",
+    r"这次", r"这回", r"(?<!从)今天", r"今回", r"今日は", r"とりあえず", r"すぐ捨てる",
     r"\b(we're|we are) throwing it away\b", r"\bwirf\w* (es|ihn|das) (eh )?weg\b",
     r"\bвсё равно выкинем\b", r"\bвыкинем\b",
 ), re.IGNORECASE)
