@@ -173,9 +173,9 @@ def score_pre_edit(probes: list[dict[str, Any]], details: bool) -> dict[str, dic
             verdict = "FALSE" if stored else "ok"
         else:
             row["decisions"] += 1
-            row["found"] += any(_holds(probe.get("match") or [], f) for f in stored)
-            verdict = "ok" if any(_holds(probe.get("match") or [], f) for f in stored) else (
-                "MISSED")
+            hit = any(_holds(probe.get("match") or [], f) for f in stored)
+            row["found"] += hit
+            verdict = "ok" if hit else "MISSED"
         if details and verdict != "ok":
             shown = "; ".join(f.content[:90] for f in stored) or "-"
             print(f"{verdict:6} {probe['id']:8} {probe['text'][:120]!r}\n         stored: {shown}")
