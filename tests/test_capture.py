@@ -835,6 +835,76 @@ def test_the_reason_before_an_edit_is_a_decision_and_narration_is_not():
     assert len(decisions) == 1 and "refilled on access instead of a ticker" in decisions[0]
 
 
+@pytest.mark.parametrize("said, chosen, why", [
+    ("I considered `setInterval` for the polling loop but went with a recursive `setTimeout` "
+     "— with `setInterval` a slow request can overlap the next tick.", "setTimeout", "overlap"),
+    ("SQLite is simpler than Postgres here: the CLI is single-user and a server would "
+     "complicate installs.", "SQLite", "single-user"),
+    ("Рассматривал WebSocket, но выбрал Server-Sent Events: поток тут односторонний.",
+     "Server-Sent Events", "односторонний"),
+    ("Les logs passent en JSON structuré, pas en texte libre, parce que Loki doit filtrer "
+     "par `request_id`.", "JSON", "Loki"),
+    ("金额字段用 `DECIMAL(18,2)` 而不用 `DOUBLE`，否则对账时会出现几分钱的误差。",
+     "DECIMAL", "误差"),
+    ("インデックスは `CREATE INDEX CONCURRENTLY` で作成します。"
+     "そうしないと作成中ずっと本番の書き込みがロックされるので。", "CONCURRENTLY", "ロック"),
+    ("Voy a paginar por cursor y no con `OFFSET`, ya que con millones de filas el `OFFSET` "
+     "se vuelve carísimo.", "cursor", "millones"),
+])
+def test_a_choice_worded_in_any_language_before_an_edit_is_a_decision(said, chosen, why):
+    session = (Session().prompt("please implement it").say(said).edit("src/feature.ts")
+               .bash("npm test", "ok"))
+    assert any(chosen in d and why in d for d in found(session.extract(), "decision"))
+
+
+@pytest.mark.parametrize("said", [
+    "The function `parse_date` returns `None` instead of raising when the format doesn't "
+    "match, which is why the caller gets a TypeError.",
+    "The Helm chart uses a `ConfigMap` rather than a `Secret` for the DB host — that's "
+    "existing behaviour; I'm only bumping the image tag.",
+    "Le projet utilise déjà `axios` plutôt que `fetch` ; je me contente d'ajouter "
+    "l'intercepteur existant au nouveau client.",
+    "このプロジェクトは `Jest` ではなく `Vitest` を使っています（既存の構成です）。",
+    "The compiler says `Config` lacks `Clone`, so I'm adding the derive instead of cloning "
+    "by hand.",
+])
+def test_the_code_as_it_is_or_what_a_tool_says_of_it_is_no_decision(said):
+    session = (Session().prompt("please implement it").say(said).edit("src/feature.ts")
+               .bash("npm test", "ok"))
+    assert found(session.extract(), "decision") == []
+
+
+def test_one_thing_done_for_one_reason_is_a_decision_but_a_step_of_the_work_is_not():
+    def decisions(said: str) -> list[str]:
+        session = (Session().prompt("please implement it").say(said).edit("src/isr.c")
+                   .bash("make test", "ok"))
+        return found(session.extract(), "decision")
+
+    assert any("only set a flag" in d and "reentrant" in d for d in decisions(
+        "In the ISR I'll only set a flag and do the UART parsing in the main loop, since the "
+        "parser isn't reentrant and would block the other interrupts."))
+    assert any("partitionne" in d and "RGPD" in d for d in decisions(
+        "Je partitionne la table `events` par mois, car les purges RGPD suppriment des mois "
+        "entiers et un `DROP PARTITION` est instantané."))
+    for step in ("Ich aktualisiere den Test, weil er nach der Umbenennung fehlschlägt.",
+                 "Сначала я прочитаю конфиг, потому что сообщение ссылается на "
+                 "`max_connections` из него.",
+                 "Je mets à jour l'import dans `main.py`, parce que le module a été renommé "
+                 "dans le commit précédent."):
+        assert decisions(step) == [], step
+
+
+def test_already_said_of_a_reason_still_chooses():
+    session = (
+        Session().prompt("send the PDFs in the background")
+        .say("`symfony/doctrine-messenger` is already installed, so the Doctrine transport "
+             "comes for free: the queue is a table in the same Postgres, no new service.")
+        .edit("config/packages/messenger.yaml")
+        .bash("bin/phpunit", "OK")
+    )
+    assert any("Doctrine transport" in d for d in found(session.extract(), "decision"))
+
+
 def test_open_todos_and_questions_left_at_the_end():
     session = (
         Session().prompt("add the export endpoint")

@@ -29,10 +29,13 @@ from .reading import (
     plan_decisions,
     reasoning,
     shorten,
+    text_weight,
 )
 from .transcript import ToolCall
 
 MAX_DECISIONS = 8
+# A choice stated with a single reason is kept when it says enough to be one.
+MIN_CHOICE_WEIGHT = 60
 # Where the decisions ranked against each other come from: the best MAX_DECISIONS of the
 # whole session are kept, so a turn's choice may later give way to a better one.
 RANKED_ORIGINS = frozenset({"pre-edit", "wrap-up"})
@@ -89,9 +92,13 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             x.add(Finding("bug_note", first_sentences(owned, MAX_FIX_CHARS), "own-error",
                           at=at, importance=0.6, anchor=first))
             continue
+        texts = [told for t in texts if (told := _choices_told(t))]
         passage, score = insight_passage(texts)
         if score < 2 or len(passage) < 40:
             passage, score = reasoning(texts)
+            if score < 1:
+                passage = _reasoned_choice(texts)
+                score = 1 if passage else 0
             if score < 1:
                 continue
         in_fix = any(s < edit_at < e for s, e in x.fix_windows)
@@ -144,6 +151,51 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 "decision", shorten(item, MAX_REASON_CHARS), "wrap-up",
                 at=final.at, files=[], importance=0.55, anchor=final.position)))
     _keep_best(x, candidates)
+
+
+def _reasoned_choice(texts: list[str]) -> str:
+    """The last sentence before an edit that does one thing for one stated reason ("In the
+    ISR I'll only set a flag, since the parser isn't reentrant", "Je partitionne `events`
+    par mois, car les purges RGPD suppriment des mois entiers"), when nothing in it tells a
+    step of the work instead: a problem, a look into something, an experiment, a repair."""
+    said = [s for t in texts for s in lexicon.sentences(t)]
+    for at in range(len(said) - 1, -1, -1):
+        sentence = said[at]
+        if not (lexicon.CAUSE_RE.search(sentence) or lexicon.PURPOSE_RE.search(sentence)
+                or lexicon.LIMITATION_RE.search(sentence)):
+            continue
+        if text_weight(sentence) < MIN_CHOICE_WEIGHT or sentence.endswith(("?", "？")) or (
+            not lexicon.AGENCY_RE.search(sentence)) or (
+            lexicon.NARRATION_RE.match(sentence) or lexicon.MECHANICS_RE.search(sentence)
+            or lexicon.STEP_RE.search(sentence) or lexicon.PROBLEM_RE.search(sentence)
+            or lexicon.TRYING_RE.search(sentence)
+        ):
+            return ""
+        if at and lexicon.BACK_REFERENCE_RE.search(sentence):
+            sentence = f"{said[at - 1]} {sentence}"
+        return shorten(sentence, MAX_REASON_CHARS)
+    return ""
+
+
+def _choices_told(text: str) -> str:
+    """The text without its sentences that describe the code as it is or relay what a tool
+    says of it: "`parse_date` returns None instead of raising" explains, it chooses nothing."""
+    return " ".join(s for s in lexicon.sentences(text) if not _as_it_is(s))
+
+
+def _as_it_is(sentence: str) -> bool:
+    """Whether the sentence describes rather than chooses: it says how things are before
+    any alternative it names ("The project uses yarn rather than npm", "already uses axios
+    rather than fetch"), or names none. An alternative first keeps it: "simpler than three
+    files — they already diverged"; so does "already" said of a reason ("X is already
+    installed, so …")."""
+    if lexicon.SETTLED_RE.search(sentence):
+        return True
+    chosen = lexicon.ALTERNATIVE_RE.search(sentence)
+    described = lexicon.AS_IT_IS_RE.search(sentence)
+    already = lexicon.ALREADY_RE.search(sentence)
+    return bool(described and (chosen is None or described.start() < chosen.start())) or bool(
+        already and chosen and already.start() < chosen.start())
 
 
 def refused_just_before(x: Extractor, position: int) -> int | None:

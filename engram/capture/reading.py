@@ -218,6 +218,7 @@ def insight_score(sentence: str) -> int:
     """How much a sentence explains (a reason, a purpose, an alternative, a limit)."""
     return (2 * bool(lexicon.ALTERNATIVE_RE.search(sentence))
             + bool(lexicon.PURPOSE_RE.search(sentence))
+            + bool(lexicon.GUARD_RE.search(sentence))
             + bool(lexicon.CAUSE_RE.search(sentence))
             + bool(lexicon.LIMITATION_RE.search(sentence))
             + bool(lexicon.EVALUATIVE_RE.search(sentence)))
@@ -243,7 +244,9 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
     follow = False
     told = 0
     for text in texts:
+        previous = ""
         for sentence in lexicon.sentences(text):
+            before, previous = previous, sentence
             told -= 1
             if lexicon.FOUND_IT_RE.match(sentence):
                 told = 3  # "Found it." — the next two sentences are the cause
@@ -256,7 +259,11 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
                 lexicon.ALTERNATIVE_RE.search(sentence) or lexicon.CAUSE_RE.search(sentence)
             ):
                 value = 0  # "Let me make it safer:" announces, it does not explain
-            if value > 0 and len(sentence) >= 25:
+            if value > 0 and text_weight(sentence) >= 25:
+                if before and lexicon.BACK_REFERENCE_RE.search(sentence) and all(
+                    said != before for _, said in chosen
+                ):  # "… CONCURRENTLY. Otherwise every write is locked": what is chosen
+                    chosen.append((0.5, before))  # is said just before
                 chosen.append((value, sentence))
                 score += value
                 follow = True
@@ -273,7 +280,8 @@ def insight_passage(texts: list[str], limit: int = MAX_REASON_CHARS) -> tuple[st
     # Too long for a memory: drop the earliest sentences but the one that explains most,
     # so what is said last before the change ("Instead I'll put it on <body>: …") stays.
     while len(kept) > 1 and len(" ".join(s for _, s in kept)) > limit:
-        best = max(kept, key=lambda pair: pair[0])
+        best = max(kept, key=lambda pair: (  # of equals, the one naming the way not taken
+            pair[0], bool(lexicon.ALTERNATIVE_RE.search(pair[1]))))
         kept.remove(next(pair for pair in kept if pair is not best))
     passage = " ".join(sentence for _, sentence in kept)
     return (shorten(passage, limit), score) if passage else ("", 0)

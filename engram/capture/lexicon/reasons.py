@@ -18,12 +18,35 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\bnot (the|a|an)? ?\S+,? (but|since|because)\b", r"\bswitch(ed|ing)? (to|from)\b",
     r"\bswap(ped|ping)? (to|for|in|out)\b",
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
-    r"\bbetter (than|fit|choice)\b", r"\bprefer\b",
+    r"\bbetter (than|fit|choice)\b", r"\bprefer\b", r"\bprefiero\b", r"\bprefiro\b",
+    r"\bje préfère\b", r"\bbevorzuge\b", r"предпочита\w+|предпочту", r"更倾向",
+    # the road weighed and not taken: "I considered WebSocket, but …"
+    r"\b(considered|thought about|weighed)\b[^.;]{2,60}\bbut\b",
+    r"\b(would work|is tempting|was tempting)\b[^.;]{0,40}\bbut\b",
+    r"рассматрива\w*[^.;]{2,60}, но\b", r"думал\w* (о|об|про)\b[^.;]{2,60}, но\b",
+    r"\babgewogen\b", r"\berwogen\b", r"\büberlegt\b[^.;]{2,60}, aber\b",
+    r"\benvisagé\b[^.;]{2,60}, mais\b", r"\bpensé à\b[^.;]{2,60}, mais\b",
+    r"\bconsider[ée]\b[^.;]{2,60}, pero\b", r"\bpens[ée] en\b[^.;]{2,60}, pero\b",
+    r"\b(pensei em|considerei)\b[^.;]{2,60}, mas\b", r"考虑过[^。；]{1,40}但",
+    r"(も|を)(検討|考え)しましたが", r"も考えましたが",
+    # a comparison that names the other way: "SQLite is simpler than Postgres here"
+    r"\b(simpler|safer|cleaner|cheaper|easier|faster|lighter|more robust) than\b",
+    r"(проще|лучше|надёжнее|безопаснее|дешевле|быстрее)[^;]{0,60}, чем\b",
+    r"\b(einfacher|besser|sicherer|billiger|schneller|robuster)\b[^;]{0,60}\bals\b",
+    r"\bplus (simple|sûr|propre|robuste|rapide|léger)\b[^;]{0,60}\bque?\b",
+    r"\bm[áa]s (sencillo|simple|seguro|limpio|barato|rápido)\b[^;]{0,60}\bque\b",
+    r"\bmejor\b[^;]{0,60}\bque\b", r"\b(mais (simples|seguro|limpo|barato|rápido)|melhor)\b"
+    r"[^;]{0,60}\bdo que\b", r"比[^。；]{1,30}(简单|好|安全|快|省)",
+    # "X, not Y": the way not taken after the one chosen
+    r", pas (en |de |d'|par |avec |un |une |le |la |les )?\S+",
+    r"\by no (con|por|en|un|una|el|la|los|las|solo|sólo)\b",
+    r"\be não (com|por|em|um|uma|o|a|os|as|só)\b", r", (não|no) (a|o|el|la|um|uma|un|una) \w+",
+    r", (nicht|kein) (der|die|das|ein|eine) \w+", r"[，,]\s?不(用|直接|再)", r"のはやめ",
     # "(kein merge, weil …)": the road not taken, in parentheses
     r"\((kein|keine|pas de|pas|sin|sem|не|没有|非)\s?[^)]{2,60}\)",
     r"вместо", r"а не\b", r"\bstatt\b", r"anstatt", r"\bnicht \S+, sondern\b",
     r"\bund nicht\b", r"\bet non\b",
-    r"au lieu de", r"plutôt que", r"en lugar de", r"en vez de", r"em vez de", r"ao invés de",
+    r"au lieu d", r"plutôt qu", r"en lugar d", r"en vez d", r"em vez d", r"ao invés d",
     r", not (a |an |the )?[\w-]+", r"\bstattdessen\b", r"\bwill ich nicht\b", r"\bne suffi",
     r"\bn'est pas la bonne\b", r"\bno alcanza\b", r"\bnão basta\b", r"\bнедостаточно\b",
     r"不够", r"足りない",
@@ -51,6 +74,59 @@ PURPOSE_RE = re.compile(_words(
     r"niemand)\b", r"\bsi\b[^.;]{3,80}(ne peut|\bpersonne\b|no (se )?pued|\bnadie\b)",
     r"\bse\b[^.;]{3,80}(não (dá|pode)|ninguém)", r"(如果|万一|即使)[^。；]{2,40}(无法|不能|没法)",
 ), re.IGNORECASE)
+# A purpose that guards against a harm names the way not taken: "…, otherwise a slow
+# request overlaps the next tick", "to avoid double charges". It weighs on top of PURPOSE_RE.
+GUARD_RE = re.compile(_words(
+    r"\botherwise\b", r"\bor else\b", r"\bto (avoid|prevent)\b", r"\bso (that )?\S+ (never|"
+    r"can't|cannot|won't|doesn't|don't)\b", r"иначе", r"чтобы не\b", r"во избежание",
+    r"\bsonst\b", r"\bandernfalls\b", r"\bzu (vermeiden|verhindern)\b", r"\bdamit\b[^.;]{1,60}"
+    r"\b(nicht|kein\w*|nie)\b", r"\bsinon\b", r"\b(pour|afin d)'?\s?éviter\b", r"\bpour ne pas\b",
+    r"\bde lo contrario\b", r"\bpara (evitar|que no|no)\b", r"\bsenão\b", r"\bcaso contrário\b",
+    r"\bpara (não|que não)\b", r"否则", r"不然", r"以免", r"避免", r"防止", r"そうしないと",
+    r"さもないと", r"を防ぐ", r"を避け", r"ないように", r"ないため",
+), re.IGNORECASE)
+# The code as it is, or what a tool says of it: a sentence that describes ("`parse_date`
+# returns None instead of raising", "the project already uses yarn rather than npm", "the
+# compiler says a bound is missing") states no choice of the agent's, whatever its words.
+AS_IT_IS_RE = re.compile(_words(
+    r"\b(existing|currently|right now|as it (is|was))\b", r"\b(returns|uses|is using|is used)\b",
+    # what a tool says: "the compiler says a bound is missing", "Clippy signale …"
+    r"\b(compiler|linter|clippy|eslint|mypy|tsc|pyright|flake8|pylint|rubocop|type ?checker|"
+    r"rustc|compilateur|compilador|kompilator|компилятор|линтер|the error)\w*\b[^.;]{0,30}\b("
+    r"says?|complains?|wants?|(is )?asking|asks|reports?|flags?|suggests?|warns?|meldet|sagt|will|"
+    r"moniert|indique|signale|dit|dice|indica|señala|diz|aponta|пишет|ругается|говорит|требует)\b",
+    r"(编译器|コンパイラ|リンター|flake8|pylint|eslint|clippy|mypy)[^。]{0,30}(提示|报|说|と言って|"
+    r"と言われ|が言って|指摘)",
+    # an effect explained: "…, which is why the disk fills up"
+    r"\bwhich is why\b", r"\bé por isso que\b", r"\bc'est pour ça que\b", r"\bd'où\b",
+    r"\bотсюда\b", r"\bhoje\b", r"\baujourd'hui\b", r"\bсейчас\b", r"\bвозвращает\b",
+    r"\bиспользуется\b",
+    r"\b(bestehend\w*|aktuell|derzeit|momentan)\b", r"\bgibt\b[^.;]{1,40}\bzurück\b",
+    r"\b(nutzt|verwendet|benutzt)\b", r"\b(existant\w*|actuellement)\b", r"\b(renvoie|retourne)\b",
+    r"\b(actualmente|existente|atualmente)\b", r"\b(devuelve|usa|retorna|devolve)\b", r"目前",
+    r"现在的", r"返回", r"用的是", r"既存", r"現状", r"今は", r"返す(ので|から|ため)",
+    r"返しています", r"使っています",
+), re.IGNORECASE)
+# "Already" before the alternative a sentence names: "the project already uses axios rather
+# than fetch". Said of a reason ("doctrine-messenger is already installed, so …") it chooses.
+ALREADY_RE = re.compile(_words(
+    r"\balready\b", r"\bуже\b", r"\b(schon|bereits)\b", r"\bdéjà\b", r"\bya\b(?! que)",
+    r"\bjá\b(?! que)", r"已经", r"すでに|もう",
+), re.IGNORECASE)
+# The way it has been all along, wherever it is said: "(既存の構成です)", "that's existing
+# behaviour", "ya estaba así".
+SETTLED_RE = re.compile(_words(
+    r"\bexisting behaviou?r\b", r"\bthat's how it (is|was)\b", r"текущ\w+ поведени",
+    r"\bтак было\b", r"\bschon so\b", r"\bdéjà comme ça\b", r"\bya estaba\b", r"\bjá estava\b",
+    r"本来就", r"既存の",
+), re.IGNORECASE)
+# A reason that points back at the sentence before it: "… CONCURRENTLY. Otherwise every
+# write is locked", "… 設計にしました。二重課金を起こさないためです。"
+BACK_REFERENCE_RE = re.compile(
+    r"^\W*(otherwise|that way|this way|because|since|иначе|потому что|так|sonst|andernfalls|"
+    r"weil|so\b|sinon|car|parce que|ainsi|de lo contrario|porque|así|senão|caso contrário|assim|"
+    r"否则|不然|因为|这样|そうしないと|さもないと|なぜなら)\b|(ためです|からです|ためだ|ので)[。.]?\s*$",
+    re.IGNORECASE)
 # What breaking a rule would cost: "wiping the db means people lose everything".
 CONSEQUENCE_RE = re.compile(_words(
     r"\bmeans?\b", r"\bwould (mean|break|lose|cost)\b", r"\blose (everything|data|all)\b",
@@ -128,3 +204,39 @@ NARRATION_RE = re.compile(
     r"i need to (check|look|read|see|find)|looking at|checking|reading|running)\b",
     re.IGNORECASE,
 )
+
+# What makes a reasoned sentence before an edit a step of the work rather than a choice:
+# an opening that narrates ("Теперь…", "Ensuite…", "まず…"), looking into something, an
+# experiment, a mechanical repair.
+STEP_RE = re.compile(_words(
+    r"^\W*(теперь|сначала|дальше|далее|посмотрю|посмотрим|jetzt|zuerst|als nächstes|"
+    r"schauen wir|maintenant|d'abord|ensuite|voyons|ahora|primero|luego|vamos a ver|agora|"
+    r"primeiro|depois|vou ver|vamos ver|现在|首先|接下来|先看|まず|次に|では)",
+    r"\b(to see|to check|find out|figure out|посмотр\w+|провер\w+|узнать|pour voir|vérifier|"
+    r"comprendre pourquoi|para ver|verificar|entender por qu|um zu sehen|prüfen|herausfinden|"
+    r"nachsehen)\b", r"看看", r"检查一下", r"確認(し|する)", r"調べ", r"見てみ",
+    r"\b(typo|lint\w*|imports?|опечат\w+|импорт\w*|линтер\w*|tippfehler|faute de frappe|"
+    r"errata|erro de digitação|clippy|eslint|ruff|flake8|unbenutzt\w*|inutilisé\w*|"
+    r"неиспользуем\w*)\b", r"拼写", r"タイプミス", r"誤字", r"未使用",
+    # the request restated: "you asked to rename …", "リネームとのことなので"
+    r"\b(you asked|as requested|вы просили|как (вы )?просили|wie gewünscht|du wolltest|"
+    r"comme demandé|tu m'as demandé|vous avez demandé|como pediste|me pediste|como (você )?pediu|"
+    r"você pediu)\b", r"你要求", r"按你的要求", r"とのこと", r"ご依頼",
+    # someone else's decision restated, a stopgap, an apology
+    r"\b(user|client|team|you|lead|they|he|she) (decided|chose|wants?|asked)\b",
+    r"\b(for now|temporar\w+|for the moment|пока что|временно|vorerst|vorläufig|erstmal|"
+    r"pour l'instant|pour le moment|provisoire\w*|por ahora|de momento|temporal\w*|por enquanto|"
+    r"provisóri\w+|sorry|извин\w+|entschuldig\w+|désolé|perdón|desculp\w+)\b", r"暂时", r"先这样",
+    r"とりあえず", r"一旦", r"抱歉", r"すみません", r"申し訳",
+), re.IGNORECASE)
+
+# The agent saying what it does or will do, in the forms a language shows it: "I'll",
+# "ich", "je", "voy a", "vou", "я", "我", "…にします".
+AGENCY_RE = re.compile(_words(
+    r"\b(i'll|i will|i'm going to|we'll|we will|i'm (using|keeping|making|putting|storing|"
+    r"moving|going)|i keep|i use|i store|let's (make|keep|use|put|store))\b",
+    r"\b(ich|wir)\b", r"\b(je|j'|nous)\b", r"\b(voy a|vamos a|prefiero|elijo|dejo|pongo|"
+    r"guardo|uso)\b", r"\b(vou|vamos|prefiro|escolho|deixo|crio|leio|troco|uso|guardo)\b",
+    r"(?<!\w)(я|мы|буду|будем)(?!\w)", r"我", r"(こと|よう|設計|方式)にし", r"にします",
+), re.IGNORECASE)
+
