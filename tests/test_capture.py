@@ -894,6 +894,20 @@ def test_one_thing_done_for_one_reason_is_a_decision_but_a_step_of_the_work_is_n
         assert decisions(step) == [], step
 
 
+def test_a_diagnosis_told_before_the_edit_that_fixes_it_is_a_bug_note_not_a_decision():
+    session = (
+        Session().prompt("the March backfill fetched April's file, why?")
+        .say("Found the bug: the file name is built from `datetime.now()`, so every run — "
+             "scheduled, retried or backfilled — fetches today's file instead of the one "
+             "for its logical date.")
+        .edit("dags/partner_feed.py", "datetime.now()", "context['logical_date']")
+        .bash("pytest -q tests/test_partner_feed.py", "3 passed")
+    )
+    extraction = session.extract()
+    assert any("datetime.now()" in b for b in found(extraction, "bug_note"))
+    assert not any("datetime.now()" in d for d in found(extraction, "decision"))
+
+
 def test_already_said_of_a_reason_still_chooses():
     session = (
         Session().prompt("send the PDFs in the background")

@@ -82,15 +82,19 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
         if edit_at in x.undone or edit_at in x.undoing:
             continue  # a change that was undone decided nothing; undoing it, neither
         # "my mistake: the handler lacks its attribute", "the subagent found a real bug:
-        # …": the change fixes a bug — unless the turn's bug is told already
-        found = next((t for t in texts if lexicon.BUG_FOUND_RE.search(t)), None)
+        # …", "Found the bug: …": the change fixes a bug — unless the turn's bug is told
+        # already, whose cause a diagnosis then is
+        diagnosed = next((t for t in texts if lexicon.DIAGNOSIS_RE.search(
+            (lexicon.sentences(t) or [""])[0])), None)
+        found = next((t for t in texts if lexicon.BUG_FOUND_RE.search(t)), None) or diagnosed
         owned = next((t for t in texts if lexicon.SELF_ERROR_RE.search(t)), None) or found
-        if owned is not None and not (owned is found and any(
-            f.type == "bug_note" and f.origin in ("reported", "fix", "announced")
-            and x.turn_of(f.anchor) == x.turn_of(edit_at) for f in x.findings
-        )):
+        told = any(f.type == "bug_note" and f.origin in ("reported", "fix", "announced")
+                   and x.turn_of(f.anchor) == x.turn_of(edit_at) for f in x.findings)
+        if owned is not None and not (owned is found and told):
             x.add(Finding("bug_note", first_sentences(owned, MAX_FIX_CHARS), "own-error",
                           at=at, importance=0.6, anchor=first))
+            continue
+        if diagnosed is not None and told:
             continue
         texts = [told for t in texts if (told := _choices_told(t))]
         passage, score = insight_passage(texts)
