@@ -57,13 +57,14 @@ class _Session:
                                   "content": [{"type": "text", "text": text}]})
         return self
 
-    def tool(self, name: str, tool_input: dict[str, Any], result: Any, content: str) -> _Session:
+    def tool(self, name: str, tool_input: dict[str, Any], result: Any, content: str,
+             *, error: bool = False) -> _Session:
         tool_id = f"toolu_{next(self.ids):08d}"
         self._entry("assistant", {"role": "assistant", "type": "message", "content": [
             {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]})
         self._entry("user", {"role": "user", "content": [
-            {"tool_use_id": tool_id, "type": "tool_result", "content": content}]},
-            toolUseResult=result)
+            {"tool_use_id": tool_id, "type": "tool_result", "content": content,
+             **({"is_error": True} if error else {})}]}, toolUseResult=result)
         return self
 
     def edit(self, path: str) -> _Session:
@@ -76,6 +77,10 @@ class _Session:
         return self.tool("Bash", {"command": "npm test"},
                          {"stdout": "Tests: 14 passed, 14 total", "stderr": "",
                           "interrupted": False}, "Tests: 14 passed, 14 total")
+
+    def tests_fail(self) -> _Session:
+        text = "Exit code 1\nTests: 3 failed, 11 passed, 14 total"
+        return self.tool("Bash", {"command": "npm test"}, f"Error: {text}", text, error=True)
 
     def findings(self) -> list[Any]:
         from engram.capture import transcript
@@ -182,6 +187,43 @@ def score_pre_edit(probes: list[dict[str, Any]], details: bool) -> dict[str, dic
     return table
 
 
+def score_attempts(probes: list[dict[str, Any]], details: bool) -> dict[str, dict[str, int]]:
+    """Per language: failed attempts found where they are told (right after a failed test
+    run, in the final wrap-up, in the person's reply to a change), and failed attempts
+    stored from texts that tell none."""
+    table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for probe in probes:
+        session = _Session().prompt("Please fix the checkout total on the cart page.")
+        if probe["place"] == "after_failure":
+            session.edit("src/cart.ts").tests_fail().say(probe["text"]).edit("src/cart.ts")
+            session.tests_pass()
+        elif probe["place"] == "wrap_up":
+            session.edit("src/cart.ts").tests_pass().say(probe["text"])
+        else:
+            session.say("I'll compute the total in one place in `src/cart.ts`, so the cart "
+                        "and the invoice can't disagree.")
+            session.edit("src/cart.ts").say("Done: the total is computed in one place now.")
+            session.prompt(probe["text"])
+            session.edit("src/cart.ts").tests_pass().say("Updated.")
+        stored = [f for f in session.findings() if f.type == "failed_attempt"]
+        row = table[probe["lang"]]
+        if probe["label"] == "none":
+            row["none"] += 1
+            row["false alarm"] += bool(stored)
+            verdict = "FALSE" if stored else "ok"
+        else:
+            row["attempts"] += 1
+            hit = any(_holds(probe.get("match") or [], f) for f in stored)
+            row["found"] += hit
+            row["stored"] += bool(stored)
+            verdict = "ok" if hit else "MISSED"
+        if details and verdict != "ok":
+            shown = "; ".join(f.content[:90] for f in stored) or "-"
+            print(f"{verdict:6} {probe['id']:8} {probe['place']:13} {probe['text'][:110]!r}\n"
+                  f"         stored: {shown}")
+    return table
+
+
 def _print(title: str, table: dict[str, dict[str, int]], columns: list[tuple[str, str]]) -> None:
     print(f"\n### {title}\n")
     print("| language | " + " | ".join(label for label, _ in columns) + " |")
@@ -225,6 +267,11 @@ def main(which: str, details: bool) -> None:
         _print("A decision said just before an edit", decisions, [
             ("decisions found", "found/decisions"),
             ("decisions stored from narration", "false alarm/none")])
+    if (folder / "attempts.jsonl").exists():
+        attempts = score_attempts(_load("attempts.jsonl", folder), details)
+        _print("A failed attempt told", attempts, [
+            ("attempts found", "found/attempts"), ("any attempt stored", "stored/attempts"),
+            ("attempts stored where none is told", "false alarm/none")])
 
 
 if __name__ == "__main__":

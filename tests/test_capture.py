@@ -908,6 +908,25 @@ def test_a_diagnosis_told_before_the_edit_that_fixes_it_is_a_bug_note_not_a_deci
     assert not any("datetime.now()" in d for d in found(extraction, "decision"))
 
 
+def test_a_push_the_remote_refuses_then_another_way_that_works_is_a_fact_not_a_bug():
+    session = (
+        Session().prompt("push the branch and open a PR")
+        .bash("git push -u origin timeline-rewind 2>&1",
+              "remote: Permission to simple10/agents-observe.git denied to jess.\nfatal: "
+              "unable to access 'https://github.com/simple10/agents-observe/': The "
+              "requested URL returned error: 403", failed=True)
+        .say("You don't have push access to the upstream repo. I'll fork it and push there.")
+        .bash("gh repo fork simple10/agents-observe --clone=false 2>&1",
+              "https://github.com/jess/agents-observe")
+        .bash("git remote add fork https://github.com/jess/agents-observe.git && "
+              "git push -u fork timeline-rewind 2>&1", "* [new branch] timeline-rewind")
+    )
+    extraction = session.extract()
+    assert any("No access" in f and "403" in f and "git push -u fork timeline-rewind" in f
+               for f in found(extraction, "project_fact"))
+    assert not any("git push" in b for b in found(extraction, "bug_note"))
+
+
 def test_already_said_of_a_reason_still_chooses():
     session = (
         Session().prompt("send the PDFs in the background")

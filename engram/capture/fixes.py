@@ -279,6 +279,14 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
     files = x.files_between(start, end)
     command = display_command(failing.command or "")
     error = error or "it failed"
+    if _DENIED_RE.search(error):  # no bug: what this account may not do here, and the way
+        content = (f"No access: `{command}` was refused ({error}); "  # that worked
+                   f"`{display_command(passing.command or '')}` worked instead")
+        finding = Finding("project_fact", f"{content}: {why}" if why else content, "access",
+                          at=passing.at, problem=error, solution=why or None,
+                          importance=0.55, anchor=start)
+        x.add(finding)
+        return finding
     content = f"`{command}` failed: {error}"
     if why:
         content += f" — fixed: {why}"
@@ -324,6 +332,13 @@ def prepared(failed: str, passed: str) -> bool:
 
 
 # A tool refusing what it was asked for, as not existing in this version or setup.
+# A remote refusing this account: "Permission to org/repo.git denied to jess", "The
+# requested URL returned error: 403", "Could not read from remote repository".
+_DENIED_RE = re.compile(
+    r"\bpermission to \S+ denied\b|\bdenied to \S+|\breturned error: 403\b|\b403 forbidden\b|"
+    r"\bnot authori[sz]ed\b|\baccess denied\b|\bauthentication failed\b|"
+    r"\bcould not read from remote repository\b|\bpermission denied \(publickey",
+    re.IGNORECASE)
 _UNAVAILABLE_RE = re.compile(
     r"\bunknown (command|subcommand|option|flag|function|directive)\b|\bunrecognized "
     r"(option|argument|command|arguments)\b|\bno such (command|option|subcommand|function)\b|"
