@@ -171,19 +171,7 @@ def score_pre_edit(probes: list[dict[str, Any]], details: bool) -> dict[str, dic
                    .say(probe["text"]).edit("src/feature.ts").tests_pass()
                    .say("Done: the change is in and the tests pass."))
         stored = [f for f in session.findings() if f.type == "decision"]
-        row = table[probe["lang"]]
-        if probe["label"] == "none":
-            row["none"] += 1
-            row["false alarm"] += bool(stored)
-            verdict = "FALSE" if stored else "ok"
-        else:
-            row["decisions"] += 1
-            hit = any(_holds(probe.get("match") or [], f) for f in stored)
-            row["found"] += hit
-            verdict = "ok" if hit else "MISSED"
-        if details and verdict != "ok":
-            shown = "; ".join(f.content[:90] for f in stored) or "-"
-            print(f"{verdict:6} {probe['id']:8} {probe['text'][:120]!r}\n         stored: {shown}")
+        _tally(table[probe["lang"]], "decisions", probe, stored, details)
     return table
 
 
@@ -206,22 +194,27 @@ def score_attempts(probes: list[dict[str, Any]], details: bool) -> dict[str, dic
             session.prompt(probe["text"])
             session.edit("src/cart.ts").tests_pass().say("Updated.")
         stored = [f for f in session.findings() if f.type == "failed_attempt"]
-        row = table[probe["lang"]]
-        if probe["label"] == "none":
-            row["none"] += 1
-            row["false alarm"] += bool(stored)
-            verdict = "FALSE" if stored else "ok"
-        else:
-            row["attempts"] += 1
-            hit = any(_holds(probe.get("match") or [], f) for f in stored)
-            row["found"] += hit
-            row["stored"] += bool(stored)
-            verdict = "ok" if hit else "MISSED"
-        if details and verdict != "ok":
-            shown = "; ".join(f.content[:90] for f in stored) or "-"
-            print(f"{verdict:6} {probe['id']:8} {probe['place']:13} {probe['text'][:110]!r}\n"
-                  f"         stored: {shown}")
+        _tally(table[probe["lang"]], "attempts", probe, stored, details)
     return table
+
+
+def _tally(row: dict[str, int], told: str, probe: dict[str, Any], stored: list[Any],
+           details: bool) -> None:
+    """Count one probe that tells an item (`told` names the kind) or tells none."""
+    if probe["label"] == "none":
+        row["none"] += 1
+        row["false alarm"] += bool(stored)
+        verdict = "FALSE" if stored else "ok"
+    else:
+        row[told] += 1
+        hit = any(_holds(probe.get("match") or [], f) for f in stored)
+        row["found"] += hit
+        row["stored"] += bool(stored)
+        verdict = "ok" if hit else "MISSED"
+    if details and verdict != "ok":
+        shown = "; ".join(f.content[:90] for f in stored) or "-"
+        print(f"{verdict:6} {probe['id']:8} {probe.get('place', ''):13} "
+              f"{probe['text'][:110]!r}\n         stored: {shown}")
 
 
 def _print(title: str, table: dict[str, dict[str, int]], columns: list[tuple[str, str]]) -> None:
