@@ -787,6 +787,31 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("acá todo va por la API interna", "constraint"),
     ("si, prod es elasticache 6.0 también y no lo vamos a subir este trimestre", "constraint"),
     ("Transcription failures: I don't expect the audio source to change while recording.", None),
+    # asking first, scoped "don't touch", conditionals, every new one of a kind
+    ("and ask before adding any new dependency to package.json, even dev ones", "constraint"),
+    ("не тащи новые зависимости без спроса", "constraint"),
+    ("本番のDBには触らないでください", "constraint"),
+    ("动 third_party/ 目录之前先问我", "constraint"),
+    ("スキーマを変えたら `npm run gen:types` で型を再生成してね", "constraint"),
+    ("on a encore deux clients en PHP 7.4 donc pas d'enums ni de readonly", "constraint"),
+    ("commits auf Englisch", "constraint"),
+    ("btw all new endpoints need the `@audited` decorator, compliance checks it", "constraint"),
+    ("não sobe .env pro repositório de jeito nenhum, as chaves ficam no Secrets Manager",
+     "constraint"),
+    ("j'ai horreur des fonctions de 200 lignes, découpe un peu", "preference"),
+    ("マジックナンバーは嫌いなので定数にしてほしい", "preference"),
+    # what explains an effect, a past habit, praise, a symptom, a quoted error, a what-if
+    ("the sync job always retries 3 times and then gives up, that's why the queue drains so "
+     "fast when redis is down", None),
+    ("marco always used tabs back when he owned this module, that's why the diff is noisy",
+     None),
+    ("Серёга всегда ставил табы в этих файлах", None),
+    ("wow never would have found that off-by-one myself, nice", None),
+    ("krass, da wär ich nie drauf gekommen", None),
+    ("ça plante à chaque fois que je sauvegarde un devis avec une remise à 0", None),
+    ("падает с `ValueError: timestamp must be timezone-aware` при импорте, глянь", None),
+    ("如果以后换成 PostgreSQL，这些 JSON 查询都得重写", None),
+    ("Korrigier bitte nur den Tippfehler in der Fehlermeldung, sonst nix anfassen.", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

@@ -60,6 +60,12 @@ _LOG_LINE_RE = re.compile(
     r"[A-Z]\w*(Error|Exception|Warning)\b|\d{4}-\d\d-\d\d[ T]\d\d:|node:\d+\))")
 
 
+_CODE_SPAN_RE = re.compile(r"`[^`]*`")
+# Whoever a rule for each time is for: "every time you …", "jedes Mal, wenn jemand …".
+_SOMEONE_RE = re.compile(r"\b(you|we|someone|anyone|du|ihr|jemand|tu|vous|quelqu'un|tú|"
+                         r"alguien|você|alguém|ты|вы|кто-то|кто-нибудь)\b|你|有人", re.IGNORECASE)
+
+
 def rule_type(sentence: str, *, long_prompt: bool = False, asking: bool = False
               ) -> str | None:
     """'constraint', 'preference' or None for one sentence a person wrote.
@@ -76,16 +82,28 @@ def rule_type(sentence: str, *, long_prompt: bool = False, asking: bool = False
         return None  # "I never call Deno.env anywhere" tells what they did, asks nothing
     if lexicon.ONE_OFF_RE.search(text):
         return None  # "don't run the full suite this time": asked for once
+    scoped = bool(lexicon.PLACE_RE.search(text))
+    # a quoted error's "must" asks nothing of anyone (cut at a sentence end inside it, too)
+    text = _CODE_SPAN_RE.sub(" ", text).split("`")[0]
+    if lexicon.IMAGINED_RE.search(text):
+        return None  # "if we ever move to Postgres, these queries need rewriting"
     text = lexicon.NEVER_HAPPENS_RE.sub(" ", text)  # a symptom's "never" forbids nothing
     text = lexicon.BEHAVIOUR_RE.sub(" ", text)  # nor what a thing always does
     if lexicon.HANDOFF_RE.search(text) or lexicon.WONDER_RE.search(text):
         return None  # "ask Priya, she owns …", "I wonder whether we should": questions
     lasting = bool(lexicon.LASTING_RE.search(text)) or bool(
         lexicon.RULE_SUBJECT_RE.search(text) and lexicon.SCHEDULE_RE.search(text))
-    if (lexicon.NOT_A_RULE_RE.search(text) or lexicon.NO_CHANGES_RE.search(text)) and not lasting:
+    if (lexicon.NOT_A_RULE_RE.search(text) or lexicon.NO_CHANGES_RE.search(text)) and not (
+        lasting or scoped
+    ):
         return None  # ("ファイルは何も変えないでください": this question changes nothing)
     preference = bool(lexicon.PREFERENCE_RE.search(text))
     obligation = bool(lexicon.OBLIGATION_RE.search(text) or lexicon.PROHIBITION_RE.search(text))
+    if not (obligation or preference) and (lexicon.EXPLAINED_RE.search(text) or (
+        lexicon.EVERY_TIME_RE.search(text) and lexicon.PROBLEM_RE.search(text)
+        and not _SOMEONE_RE.search(text)  # (not "every time you see a red test, …")
+    )):
+        return None  # "the job always retries 3 times, that's why …"; "crashes every time"
     emphasis = bool(lexicon.EMPHASIS_RE.search(text))
     if preference and (lasting or not long_prompt):
         return "preference"

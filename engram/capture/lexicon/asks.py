@@ -56,6 +56,11 @@ REHEARSAL_RE = re.compile(_words(
 NO_CHANGES_RE = re.compile(_words(
     r"\bno changes\b", r"\b(don't|do not) (change|touch|edit|modify) (anything|a thing)\b",
     r"\bchange nothing\b", r"\b(just|only) (explain|tell me|read)\b", r"\bread[- ]only\b",
+    # this one thing and nothing else: "nur den Tippfehler, sonst nix anfassen"
+    r"\b(just|only|nur|juste|seulement|só|solo|solamente|только)\b[^.!?]{3,80}\b((nothing|"
+    r"anything) else|sonst (nix|nichts)|rien d'autre|mais nada|nada más|больше ничего|"
+    r"ничего больше)", r"只[^。！？]{2,30}(别的|其他)(的)?(都)?(不要|别)动",
+    r"だけ[^。！？]{2,30}他は(触ら|いじら|変え)ないで",
     r"\bnichts ändern\b", r"\bkeine änderungen\b", r"\bne (change|touche|modifie) rien\b",
     r"\bsans (rien )?(changer|modifier)\b", r"\bsin cambi(ar|os)\b",
     r"\bno (cambies|toques) nada\b",

@@ -41,7 +41,7 @@ UNDECIDED_RE = re.compile(_words(
 # legal", "faudra demander à Claire" — open until they do.
 HANDOFF_RE = re.compile(_words(
     r"\b(ask|asking|check with|run it by|clarify with)\s+(?!(you|me|for|it|about|again|"
-    r"the agent|claude|whoever)\b)[\w-]+", r"\b(is|it's) (their|his|her) call\b",
+    r"the agent|claude|whoever|before|first)\b)[\w-]+", r"\b(is|it's) (their|his|her) call\b",
     r"\b\w+ (has|have) to decide\b", r"\bup to (legal|product|ops|security|\w+ team) to\b",
     r"\bfrag(en|t)? (\w+ )?(bei )?[A-ZÄÖÜ]\w+", r"\bmit \w+ (klären|abklären|absprechen)\b",
     r"\bmuss \w+ entscheiden\b",
@@ -53,7 +53,8 @@ HANDOFF_RE = re.compile(_words(
     r"\b(lo|eso lo) (tiene que|debe|va a) (decidir|decir)\b", r"\blo decide\b",
     r"\bperguntar (a|ao|à|pro|pra)\b", r"\bpergunta (a|ao|à|pro|pra)\b", r"\bver com (o|a)\b",
     r"\bquem decide\b", r"\bchiedere a\b", r"\bchiedi a\b", r"\bdecide \w+\b(?= e| \.)",
-    r"\bспрос(и|ить|им|ите|ю)\b", r"\bспрошу\b", r"\bуточн(ю|ить|и|им) у\b", r"\bрешает \w+",
+    r"\bспрос(и|ить|им|ите|ю)\b(?!,? (меня|если|сначала|перед|прежде))", r"\bспрошу\b",
+    r"\bуточн(ю|ить|и|им) у\b", r"\bрешает \w+",
     r"问问", r"问一下", r"得问", r"要问", r"去问", r"问[老小阿][\u4e00-\u9fff]", r"由\S{1,8}决定",
     r"\S{1,6}说了算",
     r"に聞(いて|く|かない)", r"に確認(して|する|しない)", r"に相談", r"が決める",

@@ -50,7 +50,7 @@ PROBLEM_RE = re.compile(_words(
     r"\bno (llega|llegan|aparece|aparecen|carga|cargan|funciona|funcionan|pide|guarda|arranca)\b",
     r"quebr", r"duas vezes", r"报错", r"错误", r"失败", r"崩溃", r"重复", r"エラー", r"失敗",
     r"落ちる", r"落ちて", r"落ちた", r"挂了", r"重複", r"バグ", r"不再", r"卡住", r"卡死", r"死机",
-    r"没反应",
+    r"没反应", r"白屏", r"文字化け",
     r"errore", r"duplicat", r"błąd", r"dubluj", r"podwójn",
     r"에러", r"오류", r"깨져", r"중복",
 ), re.IGNORECASE)

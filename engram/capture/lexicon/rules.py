@@ -77,12 +77,17 @@ _LASTING = _words(
     r"\bse (você )?(mexer|alterar|mudar|mexe|altera|muda)\b",
     r"\bwenn (du|ihr|jemand) \S+( \S+){0,4} (änderst|anfasst|änderst|änderts?|hinzufügst)\b",
     r"если (ты |вы )?(меняешь|трогаешь|правишь|поменяешь|изменишь|меняете|трогаете)",
-    r"如果(你)?(改了|修改了?|动了)", r"(変更|修正|追加)したら", r"(触|いじ|変え)ったら",
+    r"如果(你)?(改了|修改了?|动了)", r"(変更|修正|追加)したら", r"(触|いじ|変え)っ?たら",
     # a release window: "code freeze until the 1st", "Gel du code le 15 décembre"
     r"\b(code|feature)[- ]?freeze\b", r"\bgel du code\b", r"\bcongela(mos|r)\b",
     r"\bcongelamento\b", r"\bonly (bug ?)?fixes\b", r"\bnur noch (bug)?fixes\b",
     r"\buniquement des correctifs\b", r"\bsolo (bug)?fixes\b", r"\bsó correç",
     r"на будущее", r"теперь только",
+    # every new one of a kind: "all new endpoints need `@audited`", "qualquer dependência nova"
+    r"\b(all|every|any) new \w+", r"\b(все|любые|каждый) нов\w+", r"\b(alle|jede[nrs]?) neue",
+    r"\b(tous les|toutes les|tout) nouv\w+", r"\btoute nouvelle\b", r"\b(todos los|todas las) nuev",
+    r"\bcualquier \w+ nuev", r"\b(todos os|todas as) nov", r"\bqualquer \w+ nov", r"所有新",
+    r"新しい\S{0,12}(には|は)?全部",
 )
 # Obligation and prohibition: a rule when the sentence is short and not a one-off request.
 # A quantity with its unit: what a budget or a limit is stated in.
@@ -109,6 +114,21 @@ _OBLIGATION = _words(
     r"\bprecisa (continuar|seguir|rodar|funcionar)\b", r"\bcontinuer à (tourner|fonctionner)\b",
     r"(動く|動作する|対応する)必要があ", r"でも動(く|作)",
     r"\bnot allowed\b", r"\bforbidden\b", r"\bprohibited\b", r"\bonly use\b", r"\bavoid\b",
+    # asking first: "ask before adding any dependency", "без спроса", "动 X 之前先问我"
+    r"\b(ask|check with) (me )?(first )?before\b", r"\bwithout asking\b", r"без спроса",
+    r"спроси(те)? (меня )?(сначала|перед|прежде)", r"\bfrag\w* (mich )?(bitte )?(vorher|zuerst)\b",
+    r"\bohne (zu )?fragen\b", r"\bdemande(-moi| moi)? (d'abord )?avant\b", r"\bsans demander\b",
+    r"\bpregúnta(me)? (primero )?antes\b", r"\bsin preguntar\b",
+    r"\b(me )?pergunt[ae] (primeiro )?antes\b", r"\bsem perguntar\b", r"先问(我|一下)",
+    r"前に(聞いて|確認して|相談して)", r"先に(聞いて|確認して|相談して)",
+    # how commits are written here: "commits auf Englisch", "conventional commits"
+    r"(commit|коммит|提交)\w*[^.!?]{0,40}(english|englisch|anglais|ingl[eé]s|английск|英文|英語)",
+    r"\bconventional commits\b",
+    # where a kind of thing belongs: "API-Keys gehören in den Vault"
+    r"\bgehör(t|en) (\w+ )?(in|nach|unter|ins)\b", r"\b(belongs?|go(es)?) (only )?in(to)? the\b",
+    # nothing of a kind, colloquially: "also nix, was node 18+ braucht"
+    r"\bnix\b", r"\bintoc(ável|able|ables|áveis)\b", r"\bde jeito nenhum\b", r"\bna mão\b",
+    r"\bde ninguna manera\b", r"\bauf keinen fall\b", r"\ben aucun cas\b", r"\bни в коем случае\b",
     # a habit to drop: "lets stop using relative imports", "hör auf, … zu verwenden"
     r"\b(stop|quit) (using|adding|creating|writing|putting|making|calling|importing)\b",
     r"\bhör (bitte )?auf\b", r"\barrête (de|d')\b", r"\bdeja de (usar|poner|crear|escribir)\b",
@@ -150,6 +170,8 @@ _OBLIGATION = _words(
     # ru
     r"\bне (используй|используем|использовать|надо|нужно|делай|трогай|добавляй|пиши|меняй|"
     r"коммить|пушь|пушить|удаляй|ставь)", r"\bнельзя\b", r"\bобязательно\b",
+    # any negated imperative: "не тащи", "не клади", "ничего не меняй" (not past "не могли")
+    r"\bне (?![а-яё]*ли\b)[а-яё]{2,}(й|и|ь)(те)?\b",
     r"\bдолж(ен|на|ны|но)\b", r"\bзапрещено\b", r"\bизбегай",
     # de
     r"\b(bitte )?keine?n?\b \w+(\s\w+)? (verwenden|benutzen|nutzen|einbauen|hinzufügen|mehr)\b",
@@ -159,12 +181,19 @@ _OBLIGATION = _words(
     # fr
     r"(^|[,;:]\s*|\bet\s+|\bmais\s+)(ne|n')\s*\w+\s+(pas|jamais|plus)\b",
     r"\bil ne faut (pas|jamais)\b", r"\bil faut\b", r"\bdoi(t|vent)\b", r"\binterdit\b",
+    r"\bne (touche|mets|pousse|commite|ajoute|utilise|installe|modifie|supprime|lance|fais|"
+    r"change|rajoute|merge|déploie)s? (\w+ )?(pas|jamais|plus|rien)\b",
+    r"(^|[,;:]\s*|\b(donc|alors|et|mais|ici)\s+)pas d'\w+",
     r"\bévite",
     # es / pt
     r"\bno (uses|usa|usamos|usar|hagas|toques|añadas|agregues|cambies|subas|borres)\b",
+    r"\bno (?!(sabes|tienes|crees|ves|entiendes|quieres|estás|eres|vas|das|pasa|pasas)\b)"
+    r"\w{3,}(es|as)\b",
     r"\bdebe(s|mos|n)?\b",
     r"\bhay que\b", r"\btiene(s|n)? que\b", r"\bprohibido\b", r"\bevita",
     r"\bnão (use|usa|usamos|usar|faça|mexa|adicione|mude|suba|apague)\b", r"\bdeve(mos|m)?\b",
+    r"\bnão (sobe|roda|rode|mexe|commita|commite|instala|instale|coloca|coloque|bota|bote|toca|"
+    r"toque|faz|deploya|apaga|muda|altera|altere|edita|edite)\b",
     r"\btem que\b", r"\bproibido\b",
     # it / pl / ko
     r"\bnon (usare|usiamo|toccare|aggiungere|fare|cambiare|committare|pushare|cancellare)\b",
@@ -194,12 +223,14 @@ _OBLIGATION = _words(
     # someone insisting (en, ru, de, fr/es/pt)
     r"\binsists?\b", r"\binsisting\b", r"настаива", r"bestehen? darauf", r"\binsist(e|ent|en)\b",
     # zh / ja
-    r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装|拼|写|搞|跑|开|建|往|刷|推|部署)", r"用不了",
+    r"不要", r"别(用|改|动|加|删|碰|提交|再|上|引入|装|拼|写|搞|跑|开|建|往|刷|推|部署|自己)",
+    r"用不了", r"只通过",
     r"不能(用|上|引入)", r"(我们|这里|项目里|团队)不用", r"不用\s?[A-Z][A-Za-z]+", r"只走",
     r"要[^，。；]{0,20}[A-Za-z`][^，。；]{0,20}[，,]\s?(不然|否则)",
     r"不得", r"禁止", r"必须", r"务必", r"一定要",
     r"只用", r"只能", r"不准", r"不许", r"不让", r"不能用", r"不可以",
     r"しないで", r"ないでください", r"使わないで", r"なければならない", r"なければいけない",
+    r"ないで(ね|ください|下さい|ほしい)?(、|。|$)", r"(る|ない)こと(。|$)",
     r"べき", r"てはいけない", r"ちゃだめ",
 )
 # Flags a person puts on what matters: "Important:", "Wichtig:", "Важно:".
@@ -246,7 +277,8 @@ _SPANISH_NEGATED_VERB = (
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
     r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
-    r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому)\s+)"
+    r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому|así que|"
+    r"assim)\s+)"
     r"(żadnych|żadnego|żadnej|no(?!\s+" + _SPANISH_NEGATED_VERB + r"|\s+\S+\s+(aparece|aparecem|"
     r"acontece|fica|ficam|tem|têm|há|está|estão|roda|rodam|sai|mostra|existe|chega)\b)|"
     r"keine?n?|pas d[e']|nada de|"
@@ -278,6 +310,9 @@ _PREFERENCE = _words(
     r"\bje déteste\b", r"\bodio (que|los|las|el|la|cuando)\b", r"\bodeio\b", r"ненавижу",
     r"терпеть не могу", r"我讨厌", r"我不喜欢", r"嫌いです", r"\bnie znoszę\b",
     r"\bplease use\b", r"\bi'm a fan of\b",
+    r"мне ближе", r"\bлучше\b[^.!?]{3,60}, чем\b", r"\bknapp\b", r"\bmag ich (gar |überhaupt )?"
+    r"nicht\b", r"\bj'ai horreur\b", r"\b(me resulta|es|me parece) más (cómodo|claro|legible)\b",
+    r"\bmejor que (me )?\w+(as|es)\b", r"\bdetesto\b", r"讨厌", r"嫌い", r"と嬉しい", r"短めで",
     r"предпочита", r"мне (больше )?нравится", r"лучше (использовать|писать|делать)",
     r"\bbevorzuge", r"\blieber\b", r"\bmir gefällt\b",
     r"\bje préfère\b", r"\bpréfér", r"\bplutôt\b", r"\bj'aime\b",
@@ -348,8 +383,36 @@ BEHAVIOUR_RE = re.compile(
     r"\bnever (would('ve| have)|had|have|'d)? ?(thought|seen|guessed|imagined|known)\b|"
     r"\bjamais vu\b|\bnunca (había |habría |tinha |teria )?(visto|pensado|imaginado|pensé|"
     r"pensei|vi|imaginei)\b|никогда не (додумал|видел|думал)|\bnie (gedacht|gesehen)\b|"
-    r"从没想到|思いつかな",
+    r"从没想到|思いつかな|"
+    # what the speaker would never have managed: "never would have found that myself"
+    r"\bnever (would|'d)('ve| have)? (have )?\w+|\b(wär|wäre|hätte) ich (da )?(nie|niemals)\b|"
+    r"\bnie (drauf )?gekommen\b|\bjamais j'aurais\b|\bnunca (lo |la |eso )?habría\b|"
+    r"\bnunca (que )?(eu )?(ia|iria|teria)\b|никогда бы\b|永远都?(找不到|想不到)|"
+    r"(気づけ|見つけられ|思いつけ)なかった|"
+    # someone's past habit, not a rule: "marco always used tabs back when …"
+    r"\balways (used|did|wrote|put|made|committed|had|was|were)\b|\bused to\b|\bback when\b|"
+    r"\bfrüher\b[^.!?]{0,40}\bimmer\b|\bimmer\b[^.!?]{0,40}\b(gepackt|gemacht|geschrieben|"
+    r"benutzt|verwendet|committet)\b|всегда [а-яё]+(ил|ал|ял|ел)(а|и)?\b|"
+    r"\b(siempre|sempre) \w+(aba|ía|ava|ia)(n|m)?\b|\btoujours \w+(ait|aient)\b|"
+    r"以前(总是|都)|昔(は)?いつも",
     re.IGNORECASE)
+# What explains an effect ("…, that's why the queue drains so fast") tells how things
+# are, and "if we ever move to Postgres" imagines: neither asks for anything lasting.
+EXPLAINED_RE = re.compile(_words(
+    r"\bthat'?s why\b", r"\b(which|that) is why\b", r"поэтому", r"отсюда", r"\bdeshalb\b",
+    r"\bdeswegen\b", r"\bc'est (pour ça|pourquoi)\b", r"\bd'où\b", r"\bpor eso\b", r"\bpor isso\b",
+    r"所以", r"作りなので", r"仕様なので",
+), re.IGNORECASE)
+IMAGINED_RE = re.compile(_words(
+    r"\bif we ever\b", r"\b(falls|wenn) wir (mal|irgendwann|jemals)\b", r"\bsi un jour\b",
+    r"\bsi algún día\b", r"\bse um dia\b", r"если (мы )?когда-нибудь", r"如果(以后|将来)",
+    r"もし(将来|いつか)",
+), re.IGNORECASE)
+# A symptom seen each time: "ça plante à chaque fois que …", "毎回文字化けします".
+EVERY_TIME_RE = re.compile(_words(
+    r"\b(every|each) time\b", r"\bjedes mal\b", r"\b(à )?chaque fois\b", r"\bcada vez\b",
+    r"\btoda vez\b", r"каждый раз", r"每次", r"毎回",
+), re.IGNORECASE)
 # A request for this once: "don't run the full suite this time", "今日は本番デプロイしないで".
 ONE_OFF_RE = re.compile(_words(
     r"\bthis time\b", r"(?<!from )\b(today|tonight|right now)\b",
@@ -383,6 +446,14 @@ NOT_A_RULE_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A place named: "don't touch" it is a lasting rule, not "change nothing" this once
+# ("本番のDBには触らないでください", "prod db is read-only for you", "legacy/ …").
+PLACE_RE = re.compile(_words(
+    r"\b(prod|production|staging|db|database|datenbank|base de données|base de datos|banco|"
+    r"schema|migrations?|vendor|legacy|infra|terraform|third[_-]party)\b", r"\bпрод\w*",
+    r"\bбаз[аеуы]\b", r"本番", r"生产", r"线上", r"数据库", r"データベース", r"\bDB\b",
+    r"[\w.-]+/(?![/\w])|`[^`]*/[^`]*`",
+), re.IGNORECASE)
 # "We ship on Tuesdays", "our API is versioned": a team's convention stated as a fact.
 RULE_SUBJECT_RE = re.compile(
     r"^\s*(we|our (team|code|api|repo|project)|this (repo|project|codebase))\b.*\b(use|ship|deploy|"
