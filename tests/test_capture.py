@@ -952,6 +952,56 @@ def test_a_push_the_remote_refuses_then_another_way_that_works_is_a_fact_not_a_b
     assert not any("git push" in b for b in found(extraction, "bug_note"))
 
 
+def _attempts(session: Session) -> list[str]:
+    return found(session.extract(), "failed_attempt")
+
+
+def test_an_approach_given_up_right_after_its_test_failed_is_a_failed_attempt():
+    for said, tried in [
+        ("So it isn't the cache: with `CACHE_BACKEND=dummy` the test still times out after "
+         "30s. Putting the cache back and looking at the pool.", "CACHE_BACKEND"),
+        ("`time.sleep(0.5)` перед ассертом не помог, `test_notify` падает так же — событие в "
+         "очередь не приходит. Убираю.", "time.sleep"),
+        ("Aumentar o pool do `database.yml` para 30 não adiantou nada — continua dando "
+         "`ActiveRecord::ConnectionTimeoutError`.", "database.yml"),
+    ]:
+        session = (Session().prompt("fix the flaky checkout test").edit("app/cache.py")
+                   .bash("pytest -q", "FAILED tests/test_checkout.py::test_total", failed=True)
+                   .say(said).edit("app/pool.py").bash("pytest -q", "12 passed"))
+        assert any(tried in a for a in _attempts(session)), said
+
+
+def test_a_wrap_up_telling_a_road_it_left_is_a_failed_attempt():
+    for wrap_up, tried in [
+        ("**Changes**\n- `app/models/order.rb`: optimistic lock with `lock_version`.\n\n"
+         "**Dead ends**\n- `with_lock` (pessimistic): deadlocked under the import job.",
+         "with_lock"),
+        ("Ресайз картинок теперь на `jimp`. Хотел взять `sharp`, но на нашем Alpine-образе "
+         "его бинарники не собираются.", "sharp"),
+        ("全文検索は N-gram テーブルで実装しました。最初は PGroonga を使おうとしましたが、"
+         "Cloud SQL に拡張を入れられないため見送りました。", "PGroonga"),
+    ]:
+        session = (Session().prompt("make it work").edit("app/x.rb").bash("rspec", "0 failures")
+                   .say(wrap_up))
+        assert any(tried in a for a in _attempts(session)), wrap_up
+
+
+def test_the_persons_reply_that_the_change_broke_or_did_not_fix_it_is_a_failed_attempt():
+    def attempts(reply: str) -> list[str]:
+        session = (Session().prompt("the login page 500s, fix it")
+                   .say("I'll add the CSRF token to the header, so the form posts pass.")
+                   .edit("app/csrf.py").say("Done: the token is in the header now.")
+                   .prompt(reply).edit("app/csrf.py").bash("pytest -q", "3 passed"))
+        return _attempts(session)
+
+    assert attempts("revierte eso por favor, la anotación nueva rompió el login")
+    assert attempts("nope, same crash on Android 11 — the `largeHeap` thing doesn't fix it")
+    assert attempts("If the token change doesn't help on staging, we'll try the pool next. "
+                    "Deploying now.") == []
+    assert attempts("Подожди откатывать — 500 на стейдже из-за упавшего Redis, а не из-за "
+                    "твоей правки.") == []
+
+
 def test_already_said_of_a_reason_still_chooses():
     session = (
         Session().prompt("send the PDFs in the background")

@@ -14,7 +14,15 @@ from . import lexicon
 from .commands import run_outcome
 from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, named_in
 from .finding import MAX_FIX_CHARS, Finding
-from .reading import gist_of, list_items, normalized, open_items, shorten, text_weight
+from .reading import (
+    gist_of,
+    is_heading,
+    list_items,
+    normalized,
+    open_items,
+    shorten,
+    text_weight,
+)
 
 
 def not_working(x: Extractor, turns: list[Turn]) -> None:
@@ -27,8 +35,11 @@ def not_working(x: Extractor, turns: list[Turn]) -> None:
         last = next((e.tool for e in reversed(previous.events) if e.tool is not None), None)
         if last is not None and (last.rejected or last.interrupted):
             continue  # what the person says of the call they stopped ("don't start metro")
-        said = [s for s in lexicon.sentences(prompt.prose) if lexicon.DID_NOT_WORK_RE.search(s)]
-        if not said and lexicon.CORRECTION_RE.match(prompt.text) and turn.edited:
+        said = [s for s in lexicon.sentences(prompt.prose) if lexicon.DID_NOT_WORK_RE.search(s)
+                and not lexicon.NOT_YET_FAILED_RE.search(s)]
+        if not said and lexicon.CORRECTION_RE.match(prompt.text) and turn.edited and not (
+            lexicon.NOT_YET_FAILED_RE.search(prompt.text)
+        ):
             said = lexicon.sentences(prompt.prose)[:1]  # "stop, not through fetch: …"
         # What the user saw, and the assistant giving the approach up because of it
         # ("Virtualize isn't the right tool here"), however the user worded it.
@@ -72,10 +83,10 @@ def abandoned(x: Extractor) -> None:
             continue
         said = lexicon.sentences(event.text)
         for number, sentence in enumerate(said):
-            if text_weight(sentence) >= 40 and lexicon.ABANDON_RE.search(sentence):
-                windows = x.fix_windows + x.revert_windows
-                if any(s <= event.position <= e for s, e in windows):
-                    break
+            if text_weight(sentence) >= 40 and (lexicon.ABANDON_RE.search(sentence)
+                                                 or lexicon.NO_EFFECT_RE.search(sentence)):
+                if any(s <= event.position <= e for s, e in x.revert_windows):
+                    break  # the revert tells it already
                 # with what it gives up and why: the sentences that lead to it
                 told = " ".join(said[max(0, number - 2):number + 1])
                 x.add(Finding("failed_attempt", shorten(told, 400), "abandoned",
@@ -94,14 +105,18 @@ def told_failures(x: Extractor, turns: list[Turn]) -> None:
     told_along_the_way(x, -1 if final is None else final.position)
     if final is None:
         return
-    said = list_items(final.text) or lexicon.sentences(final.text)
+    ends = dead_ends(final.text)
+    said = ends + [s for s in list_items(final.text) or lexicon.sentences(final.text)
+                   if not any(s in end or end in s for end in ends)]
     # what the wrap-up leaves open is work to do ("2 tests still fail"), not an attempt
     left = [item for _, text in open_items(final.text) if (item := normalized(text))]
     for sentence in said:
         if any(normalized(sentence) in item or item in normalized(sentence) for item in left):
             continue
-        if not lexicon.DID_NOT_WORK_RE.search(sentence) or text_weight(sentence) < 30 or (
-            sentence.rstrip("*_ ").endswith(("?", "？"))
+        if sentence not in ends and (not (lexicon.DID_NOT_WORK_RE.search(sentence)
+                                          or lexicon.DROPPED_RE.search(sentence))
+                                     or lexicon.NOT_YET_FAILED_RE.search(sentence)) or (
+            text_weight(sentence) < 30 or sentence.rstrip("*_ ").endswith(("?", "？"))
         ):  # "Is the button not working, or something else?" asks; it tells no attempt
             continue
         sentence = shorten(sentence, MAX_FIX_CHARS)
@@ -113,6 +128,32 @@ def told_failures(x: Extractor, turns: list[Turn]) -> None:
         elif not named_in(NAME_RE.findall(sentence), [f.content.lower() for f in attempts]):
             x.add(Finding("failed_attempt", sentence, "wrap-up", at=final.at,
                           importance=0.5, anchor=final.position))
+
+
+def dead_ends(text: str) -> list[str]:
+    """What a wrap-up lists under a heading for the roads left ("### Tried", "**Sackgassen**",
+    "踩过的坑"), or after such a label on its line ("Descartado: `dockertest` — …")."""
+    found: list[str] = []
+    inside = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        bullet = re.match(r"^(?:[-*•]|\d+[.)])\s+(.*)$", line)
+        label = re.match(r"^(?:\*\*)?([^:：*]{2,50})(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.{6,})$",
+                         line)
+        if not bullet and label and lexicon.DEAD_END_HEADING_RE.search(label.group(1)):
+            found.append(label.group(2).strip())
+            inside = False
+            continue
+        if not bullet and is_heading(line):
+            inside = bool(lexicon.DEAD_END_HEADING_RE.search(line.strip("#*_: ：")))
+            continue
+        if inside and bullet:
+            found.append(bullet.group(1).strip().strip("*_ "))
+        elif inside:
+            inside = False
+    return found
 
 
 def told_along_the_way(x: Extractor, final: int) -> None:

@@ -189,16 +189,17 @@ def _choices_told(text: str) -> str:
 
 def _as_it_is(sentence: str) -> bool:
     """Whether the sentence describes rather than chooses: it says how things are before
-    any alternative it names ("The project uses yarn rather than npm", "already uses axios
-    rather than fetch"), or names none. An alternative first keeps it: "simpler than three
-    files — they already diverged"; so does "already" said of a reason ("X is already
-    installed, so …")."""
+    the alternative it names ("The project uses yarn rather than npm", "already uses axios
+    rather than fetch"), or says it is the way things have been. An alternative first keeps
+    it ("simpler than three files — they already diverged"), and so does a description
+    naming none: "the migration uses ADD without a default, which fails on SQLite" is the
+    why of the rewrite that follows."""
     if lexicon.SETTLED_RE.search(sentence):
         return True
     chosen = lexicon.ALTERNATIVE_RE.search(sentence)
     described = lexicon.AS_IT_IS_RE.search(sentence)
     already = lexicon.ALREADY_RE.search(sentence)
-    return bool(described and (chosen is None or described.start() < chosen.start())) or bool(
+    return bool(described and chosen and described.start() < chosen.start()) or bool(
         already and chosen and already.start() < chosen.start())
 
 

@@ -60,7 +60,7 @@ _LOG_LINE_RE = re.compile(
     r"[A-Z]\w*(Error|Exception|Warning)\b|\d{4}-\d\d-\d\d[ T]\d\d:|node:\d+\))")
 
 
-_CODE_SPAN_RE = re.compile(r"`[^`]*`")
+_CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 # Whoever a rule for each time is for: "every time you …", "jedes Mal, wenn jemand …".
 _SOMEONE_RE = re.compile(r"\b(you|we|someone|anyone|du|ihr|jemand|tu|vous|quelqu'un|tú|"
                          r"alguien|você|alguém|ты|вы|кто-то|кто-нибудь)\b|你|有人", re.IGNORECASE)
@@ -525,9 +525,6 @@ def open_items(text: str) -> list[tuple[str, str]]:
                 else:
                     found.append((kind, sentence))
     return found
-
-
-_CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 # A sentence that names its subject only by pointing back at the one before it.
 _ANAPHOR_RE = re.compile(
     r"^(this|that|it|these|those|das|dies|es|ça|cela|ce|esto|eso|isso|isto|questo|ciò|to|"

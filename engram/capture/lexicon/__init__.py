@@ -30,9 +30,12 @@ from .asks import (
 from .attempts import (
     ABANDON_RE,
     CORRECTION_RE,
+    DEAD_END_HEADING_RE,
     DID_NOT_WORK_RE,
     DOUBT_RE,
+    DROPPED_RE,
     NO_EFFECT_RE,
+    NOT_YET_FAILED_RE,
     TRYING_RE,
 )
 from .open_work import (
@@ -107,6 +110,9 @@ from .wrap_up import (
 # The names capture, the service and the tests use as lexicon.NAME.
 __all__ = [
     "ABANDON_RE",
+    "DEAD_END_HEADING_RE",
+    "DROPPED_RE",
+    "NOT_YET_FAILED_RE",
     "ACKNOWLEDGE_RE",
     "ALTERNATIVE_RE",
     "BUG_FOUND_RE",

@@ -21,6 +21,30 @@ TRYING_RE = re.compile(_words(
     r"先试", r"试试", r"試して(み|み)", r"試します",
 ), re.IGNORECASE)
 
+# A change that did nothing, or broke something else, or a cause ruled out — said by the
+# person of the last change or by the assistant of its own: "hat nicht geklappt", "não
+# adiantou", "Am Heap liegt's nicht", "壊れた".
+_DID_NOTHING = _words(
+    r"\b(didn't|did not|doesn't|does not) (resolve|change|solve)\b",
+    r"\b(hat|hatte) nicht geklappt\b", r"\bändert nichts\b",
+    r"\bweiterhin (ein |eine |der |die |das |mit )?(\d|fehl|kaputt|rot|absturz)",
+    r"\btrotzdem (mit|wieder|noch|\w+ gekillt)\b", r"ne suffit pas", r"\bmarche pas\b",
+    r"\btoujours (une|un) (erreur|crash|plantage|\d+)", r"\btoujours (le|la) (même|warning|"
+    r"erreur)\b", r"\bfalla igual\b", r"\bnão (adiantou|resolveu|mudou)\b",
+    r"\bcontinua (dando|subindo|falhando|quebrando|travando|com o mesmo)\b", r"не помог",
+    r"(падает|висит) так же", r"так же (падает|висит)", r"还是\S{0,8}(装不上|OOM|被杀|一样|超时)",
+    r"没用(?=[。，！,.!]|$)", r"やっぱり", r"意味がない", r"減っただけ",
+    # a cause ruled out: "War nicht der Daemon", "Am Heap liegt's nicht", "不是这个原因"
+    r"\bwar nicht (der|die|das)\b", r"\bliegt'?s nicht\b", r"\bnão é (isso|o|a) \w+\.",
+    r"не в этом", r"дело не в", r"\bне оно\b", r"不是这个原因", r"じゃない(みたい|よう)",
+    r"ではない(みたい|よう)", r"\b(it'?s|that'?s|was) not (it|the (cause|culprit|problem|issue))\b",
+    r"\bce n'est pas (ça|le coupable|la cause)\b", r"\bno es (eso|el culpable|la causa)\b",
+)
+# A change that broke something else: "broke three other cases", "quebrou o login".
+_BROKE = _words(
+    r"\bbroke\b", r"\bkaputt\b", r"\bcass[ée]", r"\brompió\b", r"\bquebrou\b",
+    r"сломал", r"坏了", r"壊れ", r"真っ白",
+)
 # A person saying the last attempt failed.
 DID_NOT_WORK_RE = re.compile(_words(
     r"\b(didn't|did not|doesn't|does not|still (doesn't|does not|isn't|is not))\s+(work|help|"
@@ -53,6 +77,55 @@ DID_NOT_WORK_RE = re.compile(_words(
     r"no me vale", r"no vale", r"no servir[íi]a", r"no sirve", r"s[áa]calo", r"qu[íi]talo",
     r"não serve", r"não vai funcionar", r"tira (isso|isto)", r"不好", r"去掉", r"删掉",
     r"ダメ", r"だめ", r"外して",
+    # the change made things worse or broke something else: "the caching idea made it slower"
+    r"\bmade (it|things|everything) (slower|worse)\b", r"\b(it'?s|is) (now )?slower\b",
+    r"(стало|стал) (только )?(медленнее|хуже)", r"\blangsamer\b", r"\bplus lent",
+    r"\bmás lent[oa]", r"\bmais lent[oa]", r"变慢", r"更慢", r"遅くな",
+    r"\bsame (crash|thing|behaviou?r|bug)\b", r"(тот же|та же) (краш|ошибк|проблем)",
+    r"\bgleiche[rn]? (absturz|crash|problem)\b", r"\b(même|le même) (crash|plantage|problème)\b",
+    r"\bmismo (crash|error|problema|cierre)\b", r"\bmesmo (crash|erro|problema)\b",
+    r"同样的(问题|崩溃|错误)", r"还是(崩|闪退|一样)", r"同じ(ところ|エラー|クラッシュ)",
+    r"не спасает", r"не помогает", r"hilft (da )?nicht", r"ne règle pas", r"ne corrige pas",
+    r"no lo arregla", r"no arregla", r"não resolve", r"não adianta", r"没解决", r"効いてない",
+    r"効いていない", r"直らない",
+    r"\b(revert|undo|roll back) (it|that|this|the change)\b", r"\bput it back\b", r"выпили",
+    r"уберём|уберем", r"верни (как было|обратно)", r"\bmach das (wieder )?rückgängig\b",
+    r"\benlève(-le|z-le)?\b", r"\bannule\b", r"\bquita(lo)?\b", r"\bdeshaz(lo)?\b",
+    r"\b(pode )?(tirar|voltar|reverter)\b", r"元に戻して", r"外しましょう", r"撤掉", r"改回去",
+    r"\bso (geht das|nicht)\b", r"так не пойд[её]т", r"\bça ne va pas\b", r"\bno nos sirve\b",
+    r"\bnão dá\b", r"这样不行", r"使えない",
+    _DID_NOTHING, _BROKE,
+    # a change to take back: "revierte eso", "reverte isso", "回滚吧", "これ戻してください"
+    r"\brevi[eé]rte\b", r"\breverte\b", r"\bdesfaz\b", r"回滚(吧|掉)", r"戻して", r"rückgängig",
+), re.IGNORECASE)
+# A wrap-up telling a road it took and left: "I first tried X, but …", "Хотел взять sharp,
+# но …", "(最初是…所以放弃了)", "その案は捨てました", "habe ich verworfen".
+DROPPED_RE = re.compile(_words(
+    r"\b(i )?(first|initially|originally) (tried|wanted|went with|used|attempted)\b",
+    r"\bi (tried|wanted|started with|was going to)\b[^.!?]{3,120}\b(but|however)\b",
+    r"\b(was|were|is) (too slow|dropped|rejected|abandoned|ruled out)\b",
+    r"\b(gave|give) up on\b", r"\bdropped (it|that|this|the idea)\b", r"\bruled out\b",
+    r"сначала (пробовал|хотел|попробовал)", r"\bхотел (взять|сделать|использовать)\b",
+    r"\bпопутно пробовал\b", r"\bотпал\w*\b", r"\bотказался\b", r"\bне подош(ёл|ел|ла|ло)\b",
+    r"\b(zuerst|erst|anfangs|ursprünglich) (hatte ich|habe ich|wollte ich|versucht|probiert)\b",
+    r"\bangefangen hatte ich\b", r"\bverworfen\b", r"\bausprobiert\b",
+    r"\bfällt\b[^.!?]{0,30}\baus\b",
+    r"\bj'ai d'abord (essayé|tenté|voulu)\b", r"\bj'avais (commencé|essayé|voulu)\b",
+    r"\babandonn[ée]\b", r"\bécart[ée]\b",
+    r"\bprimero (intenté|probé|quise)\b", r"\bprobé primero\b", r"\bdescart[ée]\b",
+    r"\bno arrancaba\b", r"\b(tentei|testei) primeiro\b", r"\bantes tentei\b",
+    r"\bprimeira tentativa\b", r"\bia (aproveitar|usar)\b", r"\bdescartad[oa]\b",
+    r"一开始(想|用|试)", r"最初是", r"本来(想|用|在)", r"先试(了|过)", r"放弃了", r"作罢",
+    r"没成功", r"最初は", r"その案は捨て", r"見送り", r"断念", r"試したが", r"うまくいかなかった",
+), re.IGNORECASE)
+# A wrap-up's heading over the roads left: "### Tried", "**Sackgassen**", "踩过的坑".
+DEAD_END_HEADING_RE = re.compile(_words(
+    r"^\W*(tried|dead ends?|what didn'?t work|didn'?t work|rejected|ruled out|abandoned|"
+    r"false starts?|not pursued)\b", r"тупики", r"не сработало", r"что пробовал", r"sackgassen",
+    r"ausprobiert", r"verworfen", r"fausses pistes", r"impasses", r"essayé",
+    r"callejones sin salida",
+    r"descartado", r"probado", r"becos sem saída", r"descartad", r"tentativas", r"踩过的坑",
+    r"没成功的尝试", r"走不通", r"行き止まり", r"うまくいかなかったこと", r"試したがダメ",
 ), re.IGNORECASE)
 
 # The assistant telling that something it tried changed nothing: "bumping the pool to 50
@@ -67,9 +140,10 @@ NO_EFFECT_RE = re.compile(_words(
     r"no hizo (ninguna )?diferencia", r"não ajudou", r"não mudou nada", r"não fez diferença",
     r"не помогло", r"ничего не (изменило|дало)", r"без изменений", r"non ha aiutato",
     r"non è cambiato nulla", r"nie pomogło", r"nic nie zmieniło", r"hielp niet",
-    r"maakte geen verschil", r"işe yaramadı", r"fark etmedi", r"没(有)?(帮助|效果|用)",
+    r"maakte geen verschil", r"işe yaramadı", r"fark etmedi", r"没(有)?(帮助|效果)",
+    r"没(有)?用(处)?(?=[。，！,.!]|$)",
     r"没有(任何)?变化", r"効果(が|は)?(ない|なかった|なし)", r"変わらなかった", r"변화가 없",
-    r"효과가 없", r"도움이 안",
+    r"효과가 없", r"도움이 안", _DID_NOTHING,
 ), re.IGNORECASE)
 
 # The person doubting an answer: "I don't think that's it", "are you sure?", "本当に？".
@@ -106,7 +180,8 @@ ABANDON_RE = re.compile(_words(
     r"\bback out\b", r"\bgive up on\b", r"\bdead end\b", r"\bwon't work\b",
     r"не сработал", r"другой подход", r"откат", r"funktioniert nicht", r"anderen ansatz",
     r"ne marche pas", r"autre approche", r"no funcionó", r"otro enfoque", r"não funcionou",
-    r"outra abordagem", r"换个方法", r"行不通", r"回滚", r"別のアプローチ", r"元に戻",
+    r"outra abordagem", r"换个方法", r"行不通", r"回滚(吧|了|掉|这个|改动)", r"別のアプローチ",
+    r"元に戻",
     r"\bgiving up on\b", r"\bscrap(ping)? (it|that|this|the)\b", r"\bdrop(ping)? (this|that|the) "
     r"(approach|idea|route)\b", r"\bthat route is\b",
     r"отказываюсь от", r"откажемся от", r"этот (путь|вариант|подход) не", r"отменяю",
@@ -118,4 +193,31 @@ ABANDON_RE = re.compile(_words(
     r"断念", r"戻します", r"\bvolto atrás\b", r"\bvuelvo atrás\b", r"\bvoy a revertir\b",
     r"\brevierto\b", r"\breverto\b", r"\bnehme (ich )?(das|es|ihn|sie) (wieder )?zurück\b",
     r"\bquito eso\b", r"\btiro isso\b",
+    # a guess ruled out: "So it isn't the cache", "Значит, дело не в кэше", "看来不是 X 的锅"
+    r"\bso (it|that) (isn't|is not|wasn't|was not)\b", r"\bnot (the|it) (cause|culprit)\b",
+    r"дело не в\b", r"\bliegt'?s (also )?nicht\b", r"\bliegt es (also )?nicht\b",
+    r"\bdonc ce n'est pas\b", r"\bce n'est donc pas\b", r"\bentonces no es\b",
+    r"\bno es (el|la) (culpable|causa)\b", r"\bentão não é\b", r"\bnão é (o|a) culpad",
+    r"不是[^。，]{1,20}的(锅|问题|原因)", r"原因は[^。]{1,40}ではありません", r"ではなさそう",
+    # the same failure with the other way: "Same error with `moduleResolution`", "Не оно."
+    r"\bsame (error|panic|crash|failure|result) with\b", r"\b(même|la même) erreur avec\b",
+    r"\bmismo (error|panic|fallo) (con|al)\b", r"\bmesmo erro com\b",
+    r"\bgleiche[rn]? fehler mit\b",
+    r"\bне оно\b", r"то же самое", r"同じエラー", r"相変わらず", r"还是(超时|报错|失败|挂)",
+    r"\bdropping (it|that|this|the|\w+ (approach|idea))\b", r"\bputting (it|the \w+) back\b",
+    r"возвращаю (как было|обратно)", r"\bje reviens à\b", r"\bvolto (pra|para) (a|o)\b",
+    r"\bvuelvo a\b", r"改回(去|来)", r"别的办法", r"別の(手|方法)", r"方針はやめ",
+    r"\bdescarto\b", r"\bverworfen\b", r"\bnicht weiter\b", r"\bубираю\b", r"\bdesfazendo\b",
+    r"\blo dejo como (estaba|está)\b", r"退回", r"戻しました", r"开回来", r"不折腾",
+    r"^\W*dropping\b(?![^.]*\bwould\b)",
 ), re.IGNORECASE)
+# What is only imagined or held back: "if the bump doesn't help, we'll try …", "wait,
+# don't revert yet", "ステージングで効かなかったら" — no attempt has failed.
+NOT_YET_FAILED_RE = re.compile(_words(
+    r"^\W*(if|unless|in case|si|wenn|falls|se|caso|если|如果|要是|万一)\b", r"(たら|なら)[、,]",
+    # waiting with the revert: "wait, don't revert yet", "Подожди откатывать", "先别急着回滚"
+    r"(\b(wait|hold on|don't|do not|not yet)|подожди|погоди|не спеши|\bwarte|\bnoch nicht|"
+    r"\battends?|\bespera|\baguarda|先别|别急|待って)\W+(\w+\W+){0,2}(revert|roll|откат|"
+    r"rückgängig|annul|revert|desfaz|回滚|戻)",
+), re.IGNORECASE)
+

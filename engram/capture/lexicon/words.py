@@ -17,11 +17,24 @@ def _words(*alternatives: str) -> str:
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
 
 
+_SPAN_RE = re.compile(r"`[^`\n]+`")
+_HIDDEN_RE = re.compile(r"\x00(\d+)\x00")
+
+
 def sentences(text: str) -> list[str]:
-    """Sentences and lines of a text (code blocks removed), stripped of list markers."""
+    """Sentences and lines of a text (code blocks removed), stripped of list markers. An
+    inline code span is never cut (`ALTER TABLE ... SET DEFAULT`, `os.path.join`)."""
     text = re.sub(r"```.*?(```|\Z)", "\n", text, flags=re.DOTALL)
+    spans: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = _SPAN_RE.sub(hide, text.replace("\x00", ""))
     out = []
     for piece in SENTENCE_SPLIT_RE.split(text):
+        piece = _HIDDEN_RE.sub(lambda m: spans[int(m.group(1))], piece or "")
         # a list marker is followed by a space: "6.5, c'est la LTS" keeps its version
         piece = re.sub(r"^\s*(?:[-*•>]|\d+[.)](?=\s|$)|#+)\s*", "", piece or "").strip()
         piece = piece.strip("*_ ").strip()
