@@ -237,24 +237,27 @@ def _cell(row: dict[str, int], spec: str) -> str:
 
 
 @click.command()
-@click.option("--set", "which", type=click.Choice(["first", "second"]), default="first",
-              show_default=True,
-              help="first: the set the rules were read on; second: a set by another writer, "
-                   "kept unread (score it without --details).")
+@click.option("--set", "which", type=click.Choice(["first", "second", "third"]),
+              default="first", show_default=True,
+              help="first and third: sets rules were read on; second: sets by other writers, "
+                   "kept unread (score them without --details). README.md in each says which.")
 @click.option("--details", is_flag=True, help="List every miss and false alarm.")
 def main(which: str, details: bool) -> None:
-    """Score the capture probes (rules in messages, open work in wrap-ups)."""
-    folder = PROBES if which == "first" else PROBES / "second"
-    if not (folder / "user_rules.jsonl").exists():
+    """Score the capture probes (rules in messages, open work in wrap-ups, decisions before
+    edits, failed attempts told)."""
+    folder = PROBES if which == "first" else PROBES / which
+    if not any(folder.glob("*.jsonl")):
         sys.exit(f"no probes in {folder}")
-    rules = score_rules(_load("user_rules.jsonl", folder), details)
-    _print("Rules stated in a message", rules, [
-        ("rules found", "found/rules"), ("with the labelled type", "typed/rules"),
-        ("false alarms (no rule stated)", "false alarm/none")])
-    wrapups = score_wrapups(_load("wrapups.jsonl", folder), details)
-    _print("Open work in a final wrap-up", wrapups, [
-        ("wrap-ups", "wrap-ups"), ("open items found", "found/items"),
-        ("stored todos / questions", "stored"), ("of them unlabelled", "unlabelled")])
+    if (folder / "user_rules.jsonl").exists():
+        rules = score_rules(_load("user_rules.jsonl", folder), details)
+        _print("Rules stated in a message", rules, [
+            ("rules found", "found/rules"), ("with the labelled type", "typed/rules"),
+            ("false alarms (no rule stated)", "false alarm/none")])
+    if (folder / "wrapups.jsonl").exists():
+        wrapups = score_wrapups(_load("wrapups.jsonl", folder), details)
+        _print("Open work in a final wrap-up", wrapups, [
+            ("wrap-ups", "wrap-ups"), ("open items found", "found/items"),
+            ("stored todos / questions", "stored"), ("of them unlabelled", "unlabelled")])
     if (folder / "pre_edit.jsonl").exists():
         decisions = score_pre_edit(_load("pre_edit.jsonl", folder), details)
         _print("A decision said just before an edit", decisions, [

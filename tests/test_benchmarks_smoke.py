@@ -224,3 +224,22 @@ def test_the_capture_probes_are_well_formed_and_scored():
     assert first["rules"] + first["none"] == len(some) == sum(table["de, later"][k]
                                                               for k in ("rules", "none"))
     assert first["found"] <= first["rules"] and first["false alarm"] <= first["none"]
+
+
+def test_the_attempt_and_pre_edit_probes_are_scored_once_each_in_their_place():
+    """Every probe of the third set lands in one row of its language, in the place its
+    label names, and a told attempt is counted found only when a memory holds its words."""
+    from benchmarks import capture_probes
+
+    folder = capture_probes.PROBES / "third"
+    attempts = capture_probes._load("attempts.jsonl", folder)
+    assert {p["place"] for p in attempts} == {"after_failure", "wrap_up", "user_reply"}
+    some = [p for p in attempts if p["lang"] == "en"]
+    table = capture_probes.score_attempts(some, details=False)
+    row = table["en"]
+    assert row["attempts"] + row["none"] == len(some)
+    assert row["found"] <= row["stored"] <= row["attempts"]
+    assert row["false alarm"] <= row["none"]
+    decisions = capture_probes.score_pre_edit(
+        [p for p in capture_probes._load("pre_edit.jsonl") if p["lang"] == "fr"], False)
+    assert decisions["fr"]["decisions"] + decisions["fr"]["none"] == 25
