@@ -15,6 +15,8 @@ from .commands import run_outcome
 from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, named_in
 from .finding import MAX_FIX_CHARS, Finding
 from .reading import (
+    BULLET_RE,
+    LABELLED_LINE_RE,
     gist_of,
     is_heading,
     list_items,
@@ -139,9 +141,8 @@ def dead_ends(text: str) -> list[str]:
         line = raw.strip()
         if not line:
             continue
-        bullet = re.match(r"^(?:[-*•]|\d+[.)])\s+(.*)$", line)
-        label = re.match(r"^(?:\*\*)?([^:：*]{2,50})(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.{6,})$",
-                         line)
+        bullet = BULLET_RE.match(line)
+        label = LABELLED_LINE_RE.match(line)
         if not bullet and label and lexicon.DEAD_END_HEADING_RE.search(label.group(1)):
             found.append(label.group(2).strip())
             inside = False

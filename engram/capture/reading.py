@@ -450,6 +450,13 @@ def _labelled_parts(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+# A list item ("- x", "2) x", "[ ] x"), and a line that is a short label and its text
+# ("**Next:** open the PR", "Descartado: `dockertest` — …").
+BULLET_RE = re.compile(r"^(?:[-*•]|\d+[.)]|\[ \])\s+(.*)$")
+LABELLED_LINE_RE = re.compile(
+    r"^(?:\*\*)?([^:：*]{2,40})(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.{6,})$")
+
+
 def open_items(text: str) -> list[tuple[str, str]]:
     """(todo|open_question, item) named as remaining by a wrap-up."""
     found: list[tuple[str, str]] = []
@@ -460,10 +467,9 @@ def open_items(text: str) -> list[tuple[str, str]]:
         line = raw.strip()
         if not line:
             continue
-        bullet = re.match(r"^(?:[-*•]|\d+[.)]|\[ \])\s+(.*)$", line)
+        bullet = BULLET_RE.match(line)
         heading = not bullet and is_heading(line)
-        inline = re.match(r"^(?:\*\*)?([^:：*]{2,40})(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(\S.{6,})$",
-                          line)
+        inline = LABELLED_LINE_RE.match(line)
         if not bullet and inline and open_heading(inline.group(1)):
             # "Next: open the PR. Open question for the reviewer: is 7 days enough?" — each
             # labelled part is its own item, the kind told by its own words
