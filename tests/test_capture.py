@@ -812,6 +812,9 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("падает с `ValueError: timestamp must be timezone-aware` при импорте, глянь", None),
     ("如果以后换成 PostgreSQL，这些 JSON 查询都得重写", None),
     ("Korrigier bitte nur den Tippfehler in der Fehlermeldung, sonst nix anfassen.", None),
+    ("the nix build fails on darwin", None),
+    ("there are no matches for that query", None),
+    ("the request goes into the queue and never comes back", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

@@ -96,7 +96,7 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             continue
         if diagnosed is not None and told:
             continue
-        texts = [told for t in texts if (told := _choices_told(t))]
+        texts = [kept for t in texts if (kept := _choices_told(t))]
         passage, score = insight_passage(texts)
         if score < 2 or len(passage) < 40:
             passage, score = reasoning(texts)

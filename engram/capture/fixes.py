@@ -280,7 +280,8 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
     command = display_command(failing.command or "")
     error = error or "it failed"
     if _DENIED_RE.search(error):  # no bug: what this account may not do here, and the way
-        content = (f"No access: `{command}` was refused ({error}); "  # that worked
+        # that worked instead ("No access: `git push -u origin x` was refused (…403)")
+        content = (f"No access: `{command}` was refused ({error}); "
                    f"`{display_command(passing.command or '')}` worked instead")
         finding = Finding("project_fact", f"{content}: {why}" if why else content, "access",
                           at=passing.at, problem=error, solution=why or None,
@@ -331,7 +332,6 @@ def prepared(failed: str, passed: str) -> bool:
                and not _FORMATTING_RE.search(" ".join(step)) for step in steps)
 
 
-# A tool refusing what it was asked for, as not existing in this version or setup.
 # A remote refusing this account: "Permission to org/repo.git denied to jess", "The
 # requested URL returned error: 403", "Could not read from remote repository".
 _DENIED_RE = re.compile(
@@ -339,6 +339,7 @@ _DENIED_RE = re.compile(
     r"\bnot authori[sz]ed\b|\baccess denied\b|\bauthentication failed\b|"
     r"\bcould not read from remote repository\b|\bpermission denied \(publickey",
     re.IGNORECASE)
+# A tool refusing what it was asked for, as not existing in this version or setup.
 _UNAVAILABLE_RE = re.compile(
     r"\bunknown (command|subcommand|option|flag|function|directive)\b|\bunrecognized "
     r"(option|argument|command|arguments)\b|\bno such (command|option|subcommand|function)\b|"

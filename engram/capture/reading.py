@@ -531,6 +531,8 @@ def open_items(text: str) -> list[tuple[str, str]]:
                 else:
                     found.append((kind, sentence))
     return found
+
+
 # A sentence that names its subject only by pointing back at the one before it.
 _ANAPHOR_RE = re.compile(
     r"^(this|that|it|these|those|das|dies|es|ça|cela|ce|esto|eso|isso|isto|questo|ciò|to|"

@@ -125,9 +125,10 @@ _OBLIGATION = _words(
     r"(commit|коммит|提交)\w*[^.!?]{0,40}(english|englisch|anglais|ingl[eé]s|английск|英文|英語)",
     r"\bconventional commits\b",
     # where a kind of thing belongs: "API-Keys gehören in den Vault"
-    r"\bgehör(t|en) (\w+ )?(in|nach|unter|ins)\b", r"\b(belongs?|go(es)?) (only )?in(to)? the\b",
+    r"\bgehör(t|en) (\w+ )?(in|nach|unter|ins)\b", r"\bbelongs? (only )?in(to)?\b",
     # nothing of a kind, colloquially: "also nix, was node 18+ braucht"
-    r"\bnix\b", r"\bintoc(ável|able|ables|áveis)\b", r"\bde jeito nenhum\b", r"\bna mão\b",
+    r"\b(also|sonst|aber|und) nix\b", r"\bnix (was|mit|mehr|davon)\b",
+    r"\bintoc(ável|able|ables|áveis)\b", r"\bde jeito nenhum\b", r"\bna mão\b",
     r"\bde ninguna manera\b", r"\bauf keinen fall\b", r"\ben aucun cas\b", r"\bни в коем случае\b",
     # a habit to drop: "lets stop using relative imports", "hör auf, … zu verwenden"
     r"\b(stop|quit) (using|adding|creating|writing|putting|making|calling|importing)\b",
@@ -187,8 +188,9 @@ _OBLIGATION = _words(
     r"\bévite",
     # es / pt
     r"\bno (uses|usa|usamos|usar|hagas|toques|añadas|agregues|cambies|subas|borres)\b",
-    r"\bno (?!(sabes|tienes|crees|ves|entiendes|quieres|estás|eres|vas|das|pasa|pasas)\b)"
-    r"\w{3,}(es|as)\b",
+    r"\bno (metas|toques|subas|pongas|instales|mezcles|despliegues|modifiques|edites|elimines|"
+    r"quites|dejes|abras|corras|ejecutes|llames|importes|saques|mandes|pushees|mergees|"
+    r"commitees|hardcodees|expongas|loguees|guardes)\b",
     r"\bdebe(s|mos|n)?\b",
     r"\bhay que\b", r"\btiene(s|n)? que\b", r"\bprohibido\b", r"\bevita",
     r"\bnão (use|usa|usamos|usar|faça|mexa|adicione|mude|suba|apague)\b", r"\bdeve(mos|m)?\b",
