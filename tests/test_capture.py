@@ -813,6 +813,7 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("如果以后换成 PostgreSQL，这些 JSON 查询都得重写", None),
     ("Korrigier bitte nur den Tippfehler in der Fehlermeldung, sonst nix anfassen.", None),
     ("the nix build fails on darwin", None),
+    ("great, all new tests pass. now add the docs", None),
     ("there are no matches for that query", None),
     ("the request goes into the queue and never comes back", None),
 ])
@@ -918,7 +919,8 @@ def test_one_thing_done_for_one_reason_is_a_decision_but_a_step_of_the_work_is_n
                  "Сначала я прочитаю конфиг, потому что сообщение ссылается на "
                  "`max_connections` из него.",
                  "Je mets à jour l'import dans `main.py`, parce que le module a été renommé "
-                 "dans le commit précédent."):
+                 "dans le commit précédent.",
+                 "Since the function is now async, I'll await it in the caller as well."):
         assert decisions(step) == [], step
 
 

@@ -222,6 +222,10 @@ STEP_RE = re.compile(_words(
     r"\b(you asked|as requested|вы просили|как (вы )?просили|wie gewünscht|du wolltest|"
     r"comme demandé|tu m'as demandé|vous avez demandé|como pediste|me pediste|como (você )?pediu|"
     r"você pediu)\b", r"你要求", r"按你的要求", r"とのこと", r"ご依頼",
+    # a consequence of a change just made: "since the function is now async, I'll await it"
+    r"\b(is|are) now\b", r"\b(ist|sind) jetzt\b", r"\b(est|sont) maintenant\b",
+    r"\bahora (es|son)\b", r"\bagora (é|são)\b", r"\bтеперь\b", r"现在是",
+    r"になったので",
     # someone else's decision restated, a stopgap, an apology
     r"\b(user|client|team|you|lead|they|he|she) (decided|chose|wants?|asked)\b",
     r"\b(for now|temporar\w+|for the moment|пока что|временно|vorerst|vorläufig|erstmal|"

@@ -84,10 +84,14 @@ _LASTING = _words(
     r"\buniquement des correctifs\b", r"\bsolo (bug)?fixes\b", r"\bsó correç",
     r"на будущее", r"теперь только",
     # every new one of a kind: "all new endpoints need `@audited`", "qualquer dependência nova"
-    r"\b(all|every|any) new \w+", r"\b(все|любые|каждый) нов\w+", r"\b(alle|jede[nrs]?) neue",
-    r"\b(tous les|toutes les|tout) nouv\w+", r"\btoute nouvelle\b", r"\b(todos los|todas las) nuev",
-    r"\bcualquier \w+ nuev", r"\b(todos os|todas as) nov", r"\bqualquer \w+ nov", r"所有新",
-    r"新しい\S{0,12}(には|は)?全部",
+    # (with what they need: "all new tests pass" is a status, not a rule)
+    r"\b(all|every|any) new \w+( \w+)? (needs?|must|should|has to|have to|goes|go|gets?|"
+    r"requires?)\b", r"\b(все|любые|каждый) нов\w+ \w+( \w+)? (должн|нужн|только|через|идут)",
+    r"\b(alle|jede[nrs]?) neue\w* \w+( \w+)? (müssen|muss|brauch|kommen|gehör|soll)",
+    r"\b(tous les|toutes les|toute) nouv\w+ \w+( \w+)? (doi|passent|vont|faut)",
+    r"\b(todos los|todas las) nuev\w+ \w+( \w+)? (deben|tienen|van|llevan)",
+    r"\bcualquier \w+ nuev", r"\b(todos os|todas as) nov\w+ \w+( \w+)? (devem|têm|vão|precisam)",
+    r"\bqualquer \w+ nov", r"所有新\S{0,12}(都要|必须|要|得)", r"新しい\S{0,12}(には|は)?全部",
 )
 # Obligation and prohibition: a rule when the sentence is short and not a one-off request.
 # A quantity with its unit: what a budget or a limit is stated in.
