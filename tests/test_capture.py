@@ -1007,6 +1007,24 @@ def test_the_persons_reply_that_the_change_broke_or_did_not_fix_it_is_a_failed_a
                     "твоей правки.") == []
 
 
+def test_a_path_git_add_refuses_for_a_gitignore_then_forced_in_is_a_failed_attempt():
+    session = (
+        Session().prompt("commit the new stylesheet").edit("assets/app.css")
+        .bash("git add assets/app.css priv/static/assets/spotter.css",
+              "The following paths are ignored by one of your .gitignore files:\n"
+              "priv/static/assets\nhint: Use -f if you really want to add them.", failed=True)
+        .bash("git add assets/app.css", "")
+        .bash("git add -f priv/static/assets/spotter.css && git commit -m 'style'", "[main 1a2b3c]")
+    )
+    [attempt] = [a for a in _attempts(session) if "gitignore" in a]
+    assert "`priv/static/assets`" in attempt
+    assert "`git add -f priv/static/assets/spotter.css` adds it" in attempt
+    quiet = (Session().prompt("commit it").edit("notes.txt")
+             .bash("git add notes.txt", "The following paths are "
+             "ignored by one of your .gitignore files:\nnotes.txt\nhint: Use -f", failed=True))
+    assert _attempts(quiet) == []  # never forced in: nothing learnt about the way
+
+
 def test_already_said_of_a_reason_still_chooses():
     session = (
         Session().prompt("send the PDFs in the background")

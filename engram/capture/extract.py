@@ -120,6 +120,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     choices.corrections(extractor, turns)
     attempts.abandoned(extractor)
     fixes.unavailable(extractor)
+    fixes.ignored_paths(extractor)
     attempts.told_failures(extractor, turns)
     choices.requested_design(extractor, turns)
     choices.weighed(extractor, turns)

@@ -192,6 +192,38 @@ def unavailable(x: Extractor) -> None:
                       problem=error, importance=0.5, anchor=event.position))
 
 
+def ignored_paths(x: Extractor) -> None:
+    """`git add` refusing a path a .gitignore covers ("The following paths are ignored by
+    one of your .gitignore files: priv/static/assets"), then `git add -f` adding it: the
+    path that must be forced in, and how — a failed attempt nobody need repeat."""
+    for index, event in enumerate(x.events):
+        call = event.tool
+        if call is None or call.name != "Bash" or run_outcome(call) is not False or not (
+            _GIT_ADD_RE.search(call.command or "")
+        ):
+            continue
+        listed = _IGNORED_RE.search(call.output or "")
+        if listed is None:
+            continue
+        paths = [p.strip() for p in listed.group(1).splitlines() if p.strip()][:5]
+        forced = next((e.tool for e in x.events[index + 1:] if e.tool is not None
+                       and e.tool.name == "Bash" and _FORCED_ADD_RE.search(e.tool.command or "")
+                       and run_outcome(e.tool) is not False), None)
+        if forced is None or not paths or any(
+            f.type == "failed_attempt" and ".gitignore" in f"{f.content} {f.problem or ''}"
+            for f in x.findings
+        ):
+            continue  # (the same add forced right after is told as a route already)
+        shown = ", ".join(f"`{p}`" for p in paths)
+        way = _FORCED_ADD_RE.search(forced.command or "")
+        add = " ".join(way.group(0).split()) if way else "git add -f"
+        x.add(Finding(
+            "failed_attempt", f"`git add` refuses {shown}: a .gitignore pattern covers it — "
+            f"`{add}` adds it", "ignored", at=forced.at,
+            problem=f"ignored by .gitignore: {', '.join(paths)}", solution=add,
+            importance=0.5, anchor=event.position))
+
+
 def _way_it_runs(x: Extractor, index: int, missing: ToolCall) -> ToolCall | None:
     """The later command that ran the program a shell could not find, and passed."""
     program = program_of(missing.command or "")
@@ -339,6 +371,11 @@ _DENIED_RE = re.compile(
     r"\bnot authori[sz]ed\b|\baccess denied\b|\bauthentication failed\b|"
     r"\bcould not read from remote repository\b|\bpermission denied \(publickey",
     re.IGNORECASE)
+# `git add` of what a .gitignore covers, the paths it lists, and the add that forces it.
+_GIT_ADD_RE = re.compile(r"\bgit add\b")
+_IGNORED_RE = re.compile(r"ignored by one of your \.gitignore files:\s*\n(.+?)(?:\n\s*hint:|\Z)",
+                         re.DOTALL)
+_FORCED_ADD_RE = re.compile(r"\bgit add\b[^;&|\n]*?\s(-f|--force)\b[^;&|\n]*")
 # A tool refusing what it was asked for, as not existing in this version or setup.
 _UNAVAILABLE_RE = re.compile(
     r"\bunknown (command|subcommand|option|flag|function|directive)\b|\bunrecognized "
