@@ -206,17 +206,17 @@ def ignored_paths(x: Extractor) -> None:
         if listed is None:
             continue
         paths = [p.strip() for p in listed.group(1).splitlines() if p.strip()][:5]
-        forced = next((e.tool for e in x.events[index + 1:] if e.tool is not None
-                       and e.tool.name == "Bash" and _FORCED_ADD_RE.search(e.tool.command or "")
-                       and run_outcome(e.tool) is not False), None)
-        if forced is None or not paths or any(
+        forced, way = next(((e.tool, way) for e in x.events[index + 1:] if e.tool is not None
+                            and e.tool.name == "Bash"
+                            and (way := _FORCED_ADD_RE.search(e.tool.command or ""))
+                            and run_outcome(e.tool) is not False), (None, None))
+        if forced is None or way is None or not paths or any(
             f.type == "failed_attempt" and ".gitignore" in f"{f.content} {f.problem or ''}"
             for f in x.findings
         ):
             continue  # (the same add forced right after is told as a route already)
         shown = ", ".join(f"`{p}`" for p in paths)
-        way = _FORCED_ADD_RE.search(forced.command or "")
-        add = " ".join(way.group(0).split()) if way else "git add -f"
+        add = " ".join(way.group(0).split())
         x.add(Finding(
             "failed_attempt", f"`git add` refuses {shown}: a .gitignore pattern covers it — "
             f"`{add}` adds it", "ignored", at=forced.at,
