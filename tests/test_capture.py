@@ -136,6 +136,16 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
      "in 3 files. Run Prettier with --write to fix.", "Code style issues found in 3 files"),
     ("npm warn exec The following package was not found and will be installed: tsx@4.21.0\n"
      "sh: tsx: command not found", "sh: tsx: command not found"),
+    # a line that ends on its keyword; a summary that counts no failure is no error
+    ("Starting dev server + client...\n> vite\n\nsh: vite: command not found\n",
+     "sh: vite: command not found"),
+    ("==> Linting deploy/chart\n1 chart(s) linted, 0 chart(s) failed\nstdin - Deployment api "
+     "is invalid: problem validating schema: /resources/limits/memory: oneOf failed, none "
+     "matched", "stdin - Deployment api is invalid"),
+    # pyright: the diagnostic, not the file heading it
+    ("/home/dev/shop/app/convert.py\n  /home/dev/shop/app/convert.py:184:17 - error: Type of "
+     "\"text_value\" is unknown (reportUnknownVariableType)\n1 error, 0 warnings",
+     "convert.py:184:17 - error: Type of \"text_value\" is unknown"),
 ])
 def test_the_stored_error_is_the_telling_line_not_the_first(output, line):
     assert error_line(output).startswith(line)
@@ -602,6 +612,69 @@ def test_a_background_server_whose_output_shows_a_crash_is_not_verified():
     assert launch(running).failed is None
 
 
+def test_a_server_that_crashed_then_runs_in_the_background_after_a_step_is_a_fix():
+    """`just dev` failing (no deps), `just install`, `just dev` again in the background whose
+    output, shown with `cat`, first crashes (no data folder), then, after `mkdir`, runs:
+    two fixes, each with the step that fixed it."""
+    def dev(task: str, shown: str, session: Session) -> Session:
+        output = f"/private/tmp/claude-501/-Users-j-obs/tasks/{task}.output"
+        return (session.tool("Bash", {"command": "PORT=4982 just dev",
+                                      "run_in_background": True},
+                             {"stdout": "", "stderr": "", "backgroundTaskId": task},
+                             content=f"Command running in background with ID: {task}. Output "
+                                     f"is being written to: {output}")
+                .bash(f"sleep 1 && cat {output}", shown))
+
+    session = (
+        Session().prompt("run it on another port so I can compare")
+        .edit("app/client/src/sidebar.tsx")
+        .bash("PORT=4982 just dev", "> tsx watch src/index.ts\nsh: tsx: command not found",
+              failed=True)
+        .say("Needs deps installed first.")
+        .bash("just install", "added 99 packages in 1s")
+    )
+    dev("b1", "> tsx watch src/index.ts\nTypeError: Cannot open database because the "
+        "directory does not exist\n    at new Database", session)
+    session.say("The server needs the `data/` directory.").bash("mkdir -p data")
+    dev("b2", "Server: http://localhost:4982\nVITE v5.4 ready in 312 ms", session)
+    session.say("It's up on port 4982.")
+    bugs = found(session.extract(), "bug_note")
+    assert any("tsx: command not found" in b and "ran `just install`" in b for b in bugs)
+    assert any("Cannot open database" in b and "ran `mkdir -p data`" in b for b in bugs)
+
+
+def test_a_fix_made_without_a_word_takes_its_how_from_the_wrap_up():
+    session = (
+        Session().prompt("fix the type errors please")
+        .bash("uv run pyright", "/home/dev/shop/app/convert.py\n  /home/dev/shop/app/convert."
+              "py:184:17 - error: Type of \"text_value\" is unknown\n1 error", failed=True)
+        .edit("app/convert.py")
+        .bash("uv run pyright", "/home/dev/shop/app/convert.py\n  /home/dev/shop/app/convert."
+              "py:190:3 - error: Argument type is unknown\n1 error", failed=True)
+        .edit("app/convert.py")
+        .bash("uv run pyright", "0 errors, 0 warnings, 0 informations")
+        .say("## CI\n- Runs on every push\n\n## Type issues fixed\nFixed the 17 errors in "
+             "`app/convert.py` by:\n- Using `cast()` for values read from json.loads\n- "
+             "Annotating `project_dirs: List[Path]`")
+    )
+    first, last = found(session.extract(), "bug_note")
+    assert "190:3" in last and "cast()" in last and "CI" not in last
+    # the first change fixed one error and the next surfaced: the wrap-up told the last fix
+    assert "184:17" in first and "cast()" not in first
+    assert not found(session.extract(), "failed_attempt")
+
+
+def test_finding_what_was_looked_for_is_no_diagnosis():
+    session = (
+        Session().prompt("first, let's verify that we can test it. Can you add 'jess was here' "
+                         "to the header?")
+        .bash("grep -rn 'Observe' app/client/src", "app/client/src/sidebar.tsx:12: Observe")
+        .say("Found it. Let me make the change and start the dev server on another port.")
+        .edit("app/client/src/sidebar.tsx")
+    )
+    assert not found(session.extract(), "bug_note")
+
+
 def test_a_background_run_still_running_has_no_verdict():
     session = (
         Session().prompt("run the suite")
@@ -816,9 +889,21 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("great, all new tests pass. now add the docs", None),
     ("there are no matches for that query", None),
     ("the request goes into the queue and never comes back", None),
+    ("would you mind fixing the type issues? They don't look that bad.", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
+
+
+def test_a_rule_typed_with_a_curly_apostrophe_reads_as_any_other():
+    session = (
+        Session().prompt("Build a Pomodoro timer web app.\n\nDon\u2019t use any external "
+                         "frameworks \u2014 keep it pure HTML, CSS, and JS.")
+        .tool("Write", {"file_path": f"{CWD}/index.html", "content": "<html></html>"},
+              {"type": "create"}, content="File created successfully")
+    )
+    [rule] = found(session.extract(), "constraint")
+    assert rule.startswith("Don't use any external frameworks")
 
 
 def test_rules_from_prompts_answers_and_rejections_become_separate_memories():
@@ -2254,6 +2339,25 @@ def test_a_background_build_that_ended_well_is_verified_once_its_task_says_so(tm
     [recipe] = mem.list(types=["verified_command"])
     assert recipe.meta["command"] == command and recipe.project == "fw"
     assert recipe.access_count == 0  # saved once, not counted as run twice
+
+
+def test_a_subagents_own_transcript_verifies_its_passing_runs_once(tmp_path, mem):
+    """A subagent's transcript read on its own: PostToolUse may have seen its runs or not;
+    what passed is verified, and a run the hook counted already is not counted again."""
+    side = _subagent_work()
+    for entry in side.entries:
+        entry.update(isSidechain=True, agentId="a1b2c3")
+    path = side.write(tmp_path / "agent-a1b2c3.jsonl")
+    state: dict[str, Any] = {}
+    capture(mem, str(path), project="shop", cwd=CWD, state=state)
+    capture(mem, str(path), project="shop", cwd=CWD, state=state)
+    [recipe] = mem.list(types=["verified_command"])
+    assert recipe.meta["command"] == "pytest -q tests/test_refund.py"
+    assert recipe.access_count == 0
+    # a session of the person's own: its runs are PostToolUse's to verify, not capture's
+    mine = _subagent_work().write(tmp_path / "main.jsonl")
+    capture(mem, str(mine), project="web", cwd=CWD, state={})
+    assert not mem.list(types=["verified_command"], project="web")
 
 
 def test_a_wrap_up_after_a_background_tasks_notification_still_leaves_its_items_open():

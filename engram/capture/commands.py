@@ -348,7 +348,10 @@ def wrong_folder(error: str) -> bool:
 
 def kept_running(call: ToolCall, streak: Streak) -> bool:
     """A program that crashed at start and now runs until Claude Code stops waiting (a
-    server, a service): the crash was fixed. Tests and builds that hang are not fixed."""
+    server, a service), or runs in the background printing no crash: the crash was fixed.
+    Tests and builds that hang are not fixed."""
     command = call.command or ""
-    return (bool(TIMED_OUT_RE.match(call.output)) and triage.command_kind(command) == "run"
+    running = bool(TIMED_OUT_RE.match(call.output)) or bool(
+        call.input.get("run_in_background") and call.output.strip() and call.failed is None)
+    return (running and triage.command_kind(command) == "run"
             and not TIMED_OUT_RE.match(streak.call.output))

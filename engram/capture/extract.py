@@ -165,8 +165,12 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     started = next((e.at for e in session.events if e.at), None)
     settled = [c for c in session.tools if c.name == "Bash" and c.input.get("run_in_background")
                and run_outcome(c) is True]
+    # a subagent's own transcript (SubagentStop's, or one read on its own): PostToolUse may
+    # never have seen its runs
+    runs = [c for c in session.tools if c.name == "Bash" and not c.input.get(
+        "run_in_background") and run_outcome(c) is True] if session.delegated else []
     return Extraction(findings, _summary(extractor, turns, files), files, started, False,
-                      settled, removed)
+                      settled=settled, removed_notes=removed, delegated_runs=runs)
 
 
 def _removed_notes(calls: list[ToolCall]) -> list[str]:

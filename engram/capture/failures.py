@@ -28,6 +28,8 @@ _PATTERNS: list[re.Pattern[str]] = [
                re.MULTILINE),
     re.compile(r"^\s*(?P<m>\*\* \(\w+(?:\.\w+)*\) .+)$", re.MULTILINE),  # Elixir
     re.compile(r"^(?P<m>\S+?:\d+(?::\d+)?: (?:fatal )?error: .+)$", re.MULTILINE),  # cc/go/swift
+    # pyright: `  /src/app/convert.py:184:17 - error: Type of "x" is unknown (reportUnknown…)`
+    re.compile(r"^\s*(?:\S*/)?(?P<m>[^\s/]+:\d+:\d+ - error: .+)$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>\S+_test\.go:\d+: .+)$", re.MULTILINE),  # go test detail
     # Ansible's `fatal: [host]: FAILED! => {"msg": …}`; molecule's and other runners' CRITICAL
     re.compile(r"^(?:fatal|failed): \[[^\]]+\]: FAILED! => (?P<m>.+)$", re.MULTILINE),
@@ -52,13 +54,14 @@ _PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"^\s*(?P<m>[\w.$]*(?:Error|Exception|Failure)\b(?::.*)?)$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>(?:fatal|error|ERROR|Error|npm ERR!|FAIL|BUILD FAILED)\b:?.*\S)$",
                re.MULTILINE),
-    re.compile(r"^\s*(?P<m>.*\b(?:not found|No such file or directory|Permission denied|"
-               r"rejected|refused|conflict|cannot|can't|failed|Failed)\b.*\S)$", re.MULTILINE),
+    re.compile(r"^\s*(?P<m>(?:\S.*)?\b(?:not found|No such file or directory|Permission denied|"
+               r"rejected|refused|conflict|cannot|can't|failed|Failed)\b.*?)\s*$", re.MULTILINE),
 ]
 _NOISE_RE = re.compile(
     r"^(?:exit code \d+|error: exit code|=+|-+|\s*\d+ (?:passed|failed|errors?)\b.*|[.FEsx]+"
     r"|test result: FAILED.*|.*\bfailed=0\b.*|all checks passed!?|no (?:issues|problems) found\.?"
-    r"(?:\s+\[\s*\d+%\])?|npm (?:warn|notice)\b.*|checking formatting\W*)$",
+    r"(?:\s+\[\s*\d+%\])?|npm (?:warn|notice)\b.*|checking formatting\W*"
+    r"|.*\b0 (?:\S+ )?(?:failed|failures|errors?)\b.*)$",  # "1 chart(s) linted, 0 chart(s) failed"
     re.IGNORECASE,
 )
 _TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\):")

@@ -73,6 +73,9 @@ class Extraction:
     # commands run in the background whose task ended well: verified once the transcript
     # says so, since PostToolUse saw them only start
     settled: list[ToolCall] = field(default_factory=list)
+    # the commands that passed in a subagent's own transcript: Claude Code may have handed
+    # them to PostToolUse as well, so they are verified without counting a second use
+    delegated_runs: list[ToolCall] = field(default_factory=list)
     # Claude's own memory notes the session deleted (file names): what was imported from
     # them goes with them
     removed_notes: list[str] = field(default_factory=list)

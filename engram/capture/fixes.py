@@ -309,6 +309,8 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
     if why and all(is_narration(s) for s in lexicon.sentences(why)):
         why = ""  # "Let me clean up the test files:" announces a fix, it explains nothing
     files = x.files_between(start, end)
+    if not why and passing.failed is False:  # fixed without a word on the way: the
+        why = _told_after(x, end, files)  # wrap-up may say how
     command = display_command(failing.command or "")
     error = error or "it failed"
     if _DENIED_RE.search(error):  # no bug: what this account may not do here, and the way
@@ -323,8 +325,9 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
     content = f"`{command}` failed: {error}"
     if why:
         content += f" — fixed: {why}"
-    if files:
-        content += f" ({', '.join(files[:5])})"
+    steps = _steps_between(x, failing, passing)
+    if files or steps:
+        content += f" ({', '.join([*files[:5], *(f'ran `{s}`' for s in steps)])})"
     finding = Finding(
         "bug_note", content, "fix", at=passing.at, files=files, problem=error,
         solution=why or None, importance=0.6, anchor=start,
@@ -336,6 +339,48 @@ def fix(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> Findi
                             or is_diagnostic(error))):  # the edit-build loop
         x.add(finding)
     return finding
+
+
+# A wrap-up's account of a fix: "Fixed all 17 type errors in converter.py by: …"
+_FIXED_BY_RE = re.compile(
+    r"\b(fix(ed|es)?|resolved?|solved?|caus(ed|e)|because|by (adding|using|moving|making)|"
+    r"the (problem|issue|bug) was)\b", re.IGNORECASE)
+
+
+def _told_after(x: Extractor, passed_at: int, files: list[str]) -> str:
+    """How a fix made in silence was done, as the wrap-up that follows the passing run
+    tells it: its first paragraph (with the list under it) that names one of the files
+    the fix changed and says it fixed something."""
+    names = {f.rsplit("/", 1)[-1] for f in files}
+    if not names:
+        return ""
+    for event in x.events[passed_at + 1:]:
+        if event.kind == "prompt":
+            return ""
+        if event.kind != "text":
+            continue
+        for block in re.split(r"\n\s*\n", event.text):
+            if any(n in block for n in names) and _FIXED_BY_RE.search(block):
+                lines = [ln for raw in block.splitlines()
+                         if (ln := re.sub(r"^[^\w`\"'(]+", "", raw).strip())]
+                return first_sentences("; ".join(lines).replace(":;", ":"), MAX_FIX_CHARS)
+    return ""
+
+
+def _steps_between(x: Extractor, failing: ToolCall, passing: ToolCall) -> list[str]:
+    """The commands that did something between a failure and its passing run (`just
+    install`, `mkdir -p data`): with the edits, how it was fixed."""
+    steps: list[str] = []
+    for event in x.events[failing.position + 1:passing.position]:
+        call = event.tool
+        if call is None or call.name != "Bash" or not call.command or call.failed is not False:
+            continue
+        if is_read_only(call.command) or family(call.command) == family(failing.command or ""):
+            continue
+        shown = display_command(call.command)
+        if shown not in steps and len(shown) <= 120:
+            steps.append(shown)
+    return steps[:3]
 
 
 def route(x: Extractor, failing: ToolCall, error: str, passing: ToolCall) -> None:

@@ -261,16 +261,19 @@ def capture(
 
 def _verify_settled(service: Any, extraction: Extraction, *, project: str | None,
                     session_id: str | None, cwd: str | None, state: dict[str, Any]) -> None:
-    """Background commands whose task ended well go through the PostToolUse rule for a
-    verified command (engram/hooks/capture.py), once each, now that their verdict is known."""
+    """Background commands whose task ended well, and the runs of subagents that passed, go
+    through the PostToolUse rule for a verified command (engram/hooks/capture.py), once each,
+    now that their verdict is known."""
     from ..hooks.capture import verified_command
 
     done: list[str] = state.setdefault("settled", [])
-    for call in extraction.settled:
+    delegated = {call.id for call in extraction.delegated_runs}
+    for call in [*extraction.settled, *extraction.delegated_runs]:
         if call.id in done or len(done) >= MAX_KEYS:
             continue
         done.append(call.id)
         tool_input = {k: v for k, v in call.input.items() if k != "run_in_background"}
         verified_command(service, {"tool_input": tool_input, "cwd": cwd,
                                    "tool_response": {"stdout": call.output},
-                                   "session_id": session_id}, project)
+                                   "session_id": session_id}, project,
+                         count_use=call.id not in delegated)

@@ -68,6 +68,8 @@ _OUTPUT_RE = re.compile(r"<(stdout|output)>\n?(.*?)</\1>", re.DOTALL)
 # logged output (jest's console.error). Read as a crash only in a background task's output,
 # whose exit status is not known while its watcher runs.
 _CRASH_RE = re.compile(r"(^|\n)([A-Z]\w*Error|Error \[[A-Z_]+\]): \S")
+# Showing a file in the shell: how an agent looks at a background task's output file.
+_SHOWS_FILE_RE = re.compile(r"(^|[;&|]\s*)(cat|tail|head)\b")
 # Read's line numbers: "     1→" (older versions) or "1<tab>"
 _READ_LINE_RE = re.compile(r"^ *\d+(\u2192|\t)", re.MULTILINE)
 
@@ -139,6 +141,15 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, list):
         return [b for b in content if isinstance(b, dict)]
     return []
+
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+
+
+def plain_apostrophes(text: str) -> str:
+    """"Don’t", typed on a phone or pasted from a document, read as "Don't": every rule and
+    reason is written with the plain apostrophe, and people's words keep their meaning."""
+    return text.translate(_APOSTROPHES)
 
 
 def _bounded(text: str) -> str:
@@ -249,7 +260,7 @@ def close_with(session: Session, last_message: Any) -> None:
     """Add the turn's closing words when the transcript does not end with them yet."""
     if not isinstance(last_message, str) or not last_message.strip():
         return
-    text = last_message.strip()[:MAX_TEXT_CHARS]
+    text = plain_apostrophes(last_message.strip()[:MAX_TEXT_CHARS])
     last = next((e for e in reversed(session.events) if e.kind != "compaction"), None)
     if last is not None and last.kind == "text" and last.text == text:
         return
@@ -301,7 +312,7 @@ class _Parser:
 
     def add(self, kind: str, at: str | None, text: str = "", tool: ToolCall | None = None) -> None:
         events = self.session.events
-        events.append(Event(kind, len(events), at, text, tool))
+        events.append(Event(kind, len(events), at, plain_apostrophes(text), tool))
 
     def side_chain(self, entry: dict[str, Any]) -> None:
         """A subagent's own conversation: a session of its own (its chain found by its
@@ -409,10 +420,10 @@ class _Parser:
             call.rejected = call.failed = True
             said = _REJECT_FEEDBACK_RE.search(text)
             if said and not said.group(1).startswith(_CLARIFY_PREFIX):
-                call.feedback = said.group(1).strip()[:2000]
+                call.feedback = plain_apostrophes(said.group(1).strip()[:2000])
         elif call.failed and _said_instead(text, structured):
             call.rejected = True  # the IDE extension's way: the person's words, nothing else
-            call.feedback = text.strip()
+            call.feedback = plain_apostrophes(text.strip())
         if INTERRUPT_RE.match(text.strip()):
             call.interrupted = call.failed = True
         if isinstance(structured, dict) and structured.get("interrupted") is True:
@@ -431,17 +442,28 @@ class _Parser:
                 self.output_files[started["file"]] = call
         elif call.name in ("TaskOutput", "BashOutput") and not call.failed:
             self.task_output(call, text, structured)
-        elif call.name == "Read" and not call.failed and call.file_path in self.output_files:
-            task = self.output_files[call.file_path]
-            shown = _bounded(_READ_LINE_RE.sub("", text))
-            if task.failed is not None:
-                task.output = shown
+        elif (task := self.task_read(call)) is not None:
+            shown = _bounded(_READ_LINE_RE.sub("", text) if call.name == "Read" else call.output)
+            if task.failed is not None or not task.output:
+                task.output = shown  # (still running: what it has printed so far)
             # A server that crashed on start ("sh: tsx: command not found", "TypeError:
             # Cannot open database …") may still report exit 0, or nothing at all while
             # its watcher waits: what its output shows is the verdict.
             if not task.failed and (_CRASH_RE.search(shown)
                                     or not triage.bash_succeeded({"stdout": shown})):
                 task.failed, task.output = True, shown
+
+    def task_read(self, call: ToolCall) -> ToolCall | None:
+        """The background command whose output file this call reads (Read, or `cat` /
+        `tail` of the file in Bash)."""
+        if call.failed:
+            return None
+        if call.name == "Read":
+            return self.output_files.get(call.file_path or "")
+        if call.name == "Bash" and call.command and _SHOWS_FILE_RE.search(call.command):
+            return next((task for path, task in self.output_files.items()
+                         if path in call.command), None)
+        return None
 
     def task_output(self, call: ToolCall, text: str, structured: Any) -> None:
         """A background task's state as TaskOutput (or the older BashOutput) reported it."""

@@ -25,8 +25,10 @@ MAX_ITEM_CHARS = 4_000
 MAX_MEMORY_FILE_BYTES = 200_000
 
 
-def verified_command(service: Any, payload: dict[str, Any], project: str | None) -> Any:
-    """Save a successful command once; None when it does not qualify."""
+def verified_command(service: Any, payload: dict[str, Any], project: str | None, *,
+                     count_use: bool = True) -> Any:
+    """Save a successful command once; None when it does not qualify. Each run that passes
+    counts one use of the recipe (`count_use=False`: a run this hook may have counted)."""
     # capture's command lexicons (~0.1 s to compile) load for a Bash call, not for every
     # hook process (SessionStart and UserPromptSubmit answer within a tight deadline)
     from ..capture.commands import is_recipe, verdict_hidden
@@ -61,7 +63,7 @@ def verified_command(service: Any, payload: dict[str, Any], project: str | None)
         f"{KIND_LABELS[kind]}: `{normalized}`",
         type="verified_command", project=project, provenance="hook", tags=[kind], meta=meta,
     )
-    if result.duplicate:
+    if result.duplicate and count_use:
         service.mark_used([result.memory.id])  # one recipe; each run that passes counts
     return result
 

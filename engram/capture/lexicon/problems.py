@@ -74,7 +74,9 @@ DIAGNOSIS_RE = re.compile(_words(
     r"\b(two|three|several|a few|\d|both) (problems|bugs|issues)\b", r"\bобе проблемы\b",
     r"\bbeide (probleme|fehler)\b", r"\bles deux (problèmes|bugs)\b",
     r"\bambos (problemas|bugs|errores|erros)\b", r"两个问题",
-    r"\bthe (bug|problem|issue|root cause) (is|was|here is)\b", r"\bfound (it|the (bug|cause))\b",
+    r"\bthe (bug|problem|issue|root cause) (is|was|here is)\b", r"\bfound the (bug|cause)\b",
+    # "Found it: the handler …" (not "Found it. Let me make the change": what was looked for)
+    r"\bfound it\s*[:—–]",
     r"\b(deux|trois|plusieurs) (problèmes|bugs|soucis)\b", r"\ble (problème|bug|souci) "
     r"(est|vient|c'est)\b", r"\b(zwei|drei|mehrere) (probleme|bugs|fehler)\b",
     r"\bdas problem (ist|liegt)\b", r"\bder (fehler|bug) (ist|liegt)\b",

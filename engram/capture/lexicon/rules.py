@@ -448,7 +448,10 @@ NOT_A_RULE_RE = re.compile(
     r"\b(don't|do not) actually\b|"  # "explain how to run it, don't actually run": this once
     r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
     r"them|yet)\b|\bjust (explain|tell|show|look)\b|"
-    r"\b(we|it|they|this|that|he|she) still (don't|do not|doesn't|does not|can't|cannot|won't)\b",
+    r"\b(we|it|they|this|that|he|she) still (don't|do not|doesn't|does not|can't|cannot|won't)\b|"
+    # how a thing looks to someone: "they don't look that bad", "it doesn't seem to matter"
+    r"\b(they|these|those|it|this|that|he|she) (don't|do not|doesn't|does not) "
+    r"(look|seem|appear|sound|feel|matter)\b",
     re.IGNORECASE,
 )
 
