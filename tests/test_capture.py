@@ -664,6 +664,27 @@ def test_a_fix_made_without_a_word_takes_its_how_from_the_wrap_up():
     assert not found(session.extract(), "failed_attempt")
 
 
+def test_an_option_laid_out_by_name_and_taken_up_in_a_reply_is_a_decision_with_its_why():
+    plan = ("You have two options:\n\n**Option A** — Copy the db so you can mess with it "
+            "freely:\n```bash\ncp ~/.obs/data/observe.db ./data/observe.db\n```\n\n"
+            "**Option B** — Point dev at the Docker db directly:\n```bash\nexport "
+            "OBS_DB_PATH=~/.obs/data/observe.db\n```\n\nI'd recommend **Option A** (copy it) "
+            "so you don't conflict with the running container — SQLite doesn't love two "
+            "writers. Want me to set it up?")
+
+    def reply(text: str) -> list[str]:
+        session = (Session().prompt("run the app from the code here")
+                   .edit("app/sidebar.tsx").say(plan).prompt(text)
+                   .bash("mkdir -p data && cp ~/.obs/data/observe.db data/observe.db"))
+        return found(session.extract(), "decision")
+
+    [taken] = reply("great! copy the db, good idea. Do that for me")
+    assert "cp ~/.obs/data/observe.db" in taken and "two writers" in taken
+    [named] = reply("let's go with option B please")
+    assert named.startswith("Point dev at the Docker db") and "two writers" not in named
+    assert not any("observe.db" in d for d in reply("no, neither: we'll seed a fresh db"))
+
+
 def test_finding_what_was_looked_for_is_no_diagnosis():
     session = (
         Session().prompt("first, let's verify that we can test it. Can you add 'jess was here' "

@@ -148,13 +148,75 @@ def picked_options(x: Extractor, turns: list[Turn]) -> None:
                       "picked", at=prompt.at, importance=0.6, anchor=prompt.position))
 
 
+# An option laid out by name: "**Option A** — Copy the db …", "### Variant 2: …"
+_NAMED_OPTION_RE = re.compile(
+    r"^[#*_\s]*(?:option|variant|approach|alternative|вариант|opción|opção|variante|"
+    r"möglichkeit|选项|方案)\s*([A-Z]|\d{1,2})\b[*_:.)\s]*[—–:-]?\s*(.{3,160})$",
+    re.IGNORECASE | re.MULTILINE)
+_NAMED_REF = r"\b(?:option|variant|approach|alternative|вариант\w*|opción|opção|variante)\s*{}\b"
+
+
+def named_options(x: Extractor, turns: list[Turn]) -> None:
+    """The person taking one of the options the assistant laid out by name ("**Option A**
+    — Copy the db …", "**Option B** — Point dev at it") by naming it or by its words
+    ("copy the db, good idea"): the option chosen, with the assistant's reason for it
+    when it recommended one, since "good idea" means nothing later."""
+    for proposal, turn in zip(turns, turns[1:], strict=False):
+        prompt, closing = turn.opener, proposal.closing()
+        if not is_prompt(prompt) or closing is None or text_weight(prompt.prose) > 300 or (
+            lexicon.CORRECTION_RE.match(prompt.prose)
+        ):
+            continue
+        options: dict[str, str] = {}
+        for match in _NAMED_OPTION_RE.finditer(closing.text):
+            text = match.group(2).strip(" *_:—–-")
+            # the command that carries it out, when a code block follows the heading
+            shown = re.match(r"\s*```[\w-]*\n([^\n`]{3,160})\n", closing.text[match.end():])
+            if shown:
+                text = f"{text}: `{shown.group(1).strip()}`"
+            options.setdefault(match.group(1).upper(), text)
+        if len(options) < 2:
+            continue
+        said = [s for s in lexicon.sentences(prompt.prose) if not s.endswith(("?", "？"))]
+        reply = " ".join(said)
+        named = [label for label in options
+                 if re.search(_NAMED_REF.format(re.escape(label)), reply, re.IGNORECASE)]
+        echoed = [label for label, text in options.items() if _takes_up(reply, text)]
+        picked = named if len(named) == 1 else echoed if len(echoed) == 1 and not named else []
+        if not picked:
+            continue
+        label = picked[0]
+        reasons = [s for s in lexicon.sentences(closing.text)
+                   if re.search(_NAMED_REF.format(re.escape(label)), s, re.IGNORECASE)
+                   and not _NAMED_OPTION_RE.match(s) and insight_score(s) > 0]
+        content = options[label] + (f" — {reasons[0]}" if reasons else "")
+        content += f" (option {label}, chosen: {shorten(reply, 120)})"
+        x.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "named",
+                      at=prompt.at, importance=0.6, anchor=prompt.position))
+
+
+# Words a reply shares with any option without choosing it.
+_COMMON_STEMS = frozenset({"that", "this", "with", "from", "have", "will", "would", "your",
+                           "into", "them", "then", "just", "only", "also", "want", "good",
+                           "great", "idea", "sure", "okay", "thank", "pleas", "there", "what"})
+
+
+def _takes_up(reply: str, option: str) -> bool:
+    """Whether a short reply uses a content word of an option ("copy the db" for "Copy the
+    db so you can mess with it freely")."""
+    return bool((_stems(reply) & _stems(option)) - _COMMON_STEMS) and (
+        not lexicon.HANDOFF_RE.search(reply))
+
+
 def chosen(x: Extractor, turns: list[Turn]) -> None:
     """The person settling what the assistant asked or laid out, in their own words
     ("ok, fine, let's do vite", "let's do maxrecordings = 30. And let's turn on
     togglemode"): their choice, with the gist of what it chose from."""
     for proposal, turn in zip(turns, turns[1:], strict=False):
         prompt, closing = turn.opener, proposal.closing()
-        if not is_prompt(prompt) or closing is None or not (
+        if not is_prompt(prompt) or closing is None or any(
+            f.origin == "named" and f.anchor == prompt.position for f in x.findings
+        ) or not (
             "?" in closing.text or "？" in closing.text
             or len(_OPTION_RE.findall(closing.text)) >= 2
             or len(re.findall(r"\boption \w+", closing.text, re.IGNORECASE)) >= 2

@@ -129,6 +129,7 @@ def extract(session: Session, cwd: str | None = None) -> Extraction:
     choices.verdicts(extractor, turns)
     choices.numbered_answers(extractor, turns)
     choices.picked_options(extractor, turns)
+    choices.named_options(extractor, turns)
     choices.chosen(extractor, turns)
     decisions.decisions(extractor, turns)
     decisions.commits(extractor)
