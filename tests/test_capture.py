@@ -911,6 +911,14 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("there are no matches for that query", None),
     ("the request goes into the queue and never comes back", None),
     ("would you mind fixing the type issues? They don't look that bad.", None),
+    # one way only, a thing not to be, a habit with its moment, what to do when a case comes
+    ("Also where did these .js files come from? We are using typescript only.", "constraint"),
+    ("auth command should not exist", "constraint"),
+    ("Lets also make sure run the linter with autofixing after you are done with a bunch of "
+     "commands", "constraint"),
+    ("if you think the server has an issue - simply note it and move on for now.", "constraint"),
+    ("does this file even need to exist?", None),
+    ("if you think that's enough, go ahead", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

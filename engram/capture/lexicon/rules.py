@@ -102,6 +102,17 @@ _BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdont\b", r"\bdo not\b",
     r"\bshould never\b",
+    # one language, tool or way and no other: "we are using typescript only", "pnpm only"
+    r"\bwe(?:'re| are)? (?:using|use|write|writing) [\w.+#/-]+(?: [\w.+#/-]+)? only\b",
+    # a thing of the product that is not to be: "the auth command should not exist"
+    r"\bshould(?:n't| not) (?:exist|be there)\b", r"\bthere should(?:n't| not)? be no\b",
+    # a habit with its moment: "make sure to run the linter with autofix after a batch"
+    r"\bmake sure (?:to |you |we )?(?:always )?(?:run|use|add|keep|call|check|update|format|"
+    r"lint)\b[^.!?]*\b(?:after|before|whenever|every time|each time)\b",
+    # what to do when a case comes up: "if you think the server has an issue, note it and
+    # move on"
+    r"\bif you (?:think|see|find|hit|notice|run into|suspect)\b[^.!?]*\b(?:note it|move on|"
+    r"skip it|just skip|leave it|tell me|let me know|ask me)\b",
     # what may not come in: "we can't ship anything with GPL deps", "GPLの依存は入れられません"
     r"\b(we )?(can't|cannot|can not) (use|ship|add|include|pull in|depend on|bring in)\b",
     r"\bdürfen kein", r"\bon ne peut pas (utiliser|ajouter|inclure|mettre)\b",
