@@ -1917,6 +1917,21 @@ def test_a_final_wrap_ups_item_that_tells_a_fix_is_a_bug_note_not_a_decision():
     assert not any("main.py.oldscratch" in d for d in found(extraction, "decision"))
 
 
+def test_a_wrap_ups_decision_says_what_its_heading_names():
+    session = (
+        Session().prompt("add a GitHub Action for tests; wait, does it only run on main?")
+        .edit(".github/workflows/ci.yml")
+        .say("Done!\n\n## \u2705 GitHub Action Updates\n- **Trigger**: Now runs on all pushes "
+             "(not just main branch)\n\n## Summary\n- Pyright runs as its own step instead "
+             "of inside the test job, so a type error is named as such")
+    )
+    decisions = found(session.extract(), "decision")
+    assert "GitHub Action Updates: Trigger: Now runs on all pushes (not just main branch)" in (
+        decisions)
+    assert any(d.startswith("Pyright runs as its own step") for d in decisions)  # no heading
+    assert not any("**" in d for d in decisions)
+
+
 def test_a_fix_listed_in_a_commit_that_is_not_one_is_a_bug_note_of_its_own():
     message = ("Generate one chronological transcript & fix timestamp redaction\n\n"
                "- Modified convert_to_markdown.py to write one CHAT_LOG.md\n"

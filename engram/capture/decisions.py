@@ -22,6 +22,7 @@ from .reading import (
     design_items,
     done_part,
     first_sentences,
+    heading_before,
     insight_passage,
     insight_score,
     normalized,
@@ -30,6 +31,7 @@ from .reading import (
     reasoning,
     shorten,
     text_weight,
+    unmarked,
 )
 from .transcript import ToolCall
 
@@ -135,6 +137,8 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             # neither an offer to do more ("…, or would you prefer …?") nor a table's row
             label = re.match(r"^\W*([^:：]{2,40})[:：]", sentence)
             if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
+                _FIXED_ITEM_RE.match(unmarked(sentence))  # a fix told: its bug note's
+            ) or (
                 lexicon.FIX_LABEL_RE.match(sentence)
             ) or (label and open_heading(label.group(1))) or (  # "Not done: …"
                 sentence.endswith(("?", "？"))) or sentence.startswith("|") or (
@@ -144,17 +148,27 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
             if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
                 candidates.append((score, Finding(
-                    "decision", shorten(sentence, MAX_REASON_CHARS), "wrap-up",
-                    at=final.at, files=[], importance=0.6, anchor=final.position)))
+                    "decision", shorten(_under_heading(settled, sentence), MAX_REASON_CHARS),
+                    "wrap-up", at=final.at, files=[], importance=0.6,
+                    anchor=final.position)))
         for item in design_items(settled):
             if _FIXED_ITEM_RE.match(item):  # "Fixed `.gitignore` (it had …)": a fix told
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
                               at=final.at, importance=0.55, anchor=final.position))
                 continue
             candidates.append((1, Finding(
-                "decision", shorten(item, MAX_REASON_CHARS), "wrap-up",
-                at=final.at, files=[], importance=0.55, anchor=final.position)))
+                "decision", shorten(_under_heading(settled, item), MAX_REASON_CHARS),
+                "wrap-up", at=final.at, files=[], importance=0.55, anchor=final.position)))
     _keep_best(x, candidates)
+
+
+def _under_heading(text: str, part: str) -> str:
+    """A wrap-up's sentence or item said whole: without its Markdown marks, and with the
+    heading it sits under when that names what it is about ("GitHub Action: Trigger: now
+    runs on all pushes")."""
+    said = unmarked(part)
+    heading = heading_before(re.sub(r"\*\*|__", "", text), said)
+    return f"{heading}: {said}" if heading and heading.lower() not in said.lower() else said
 
 
 def _reasoned_choice(texts: list[str]) -> str:

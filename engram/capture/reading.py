@@ -409,6 +409,45 @@ _PROPOSAL_HEADING_RE = re.compile(
     re.IGNORECASE)
 
 
+# Headings that say only that something was done ("## Summary", "Changes made:").
+_GENERIC_HEADING_RE = re.compile(
+    r"^\W*(summary|(the |key )?changes?( made)?( in this \w+)?|what (changed|i did|was done|"
+    r"i changed)|done|"
+    r"results?|overview|details|notes?|implementation( details)?|files?( \w+)?|"
+    r"key (changes|features|points)|features?( implemented| added)?|updates?|fixes|fixed|"
+    r"completed|complete|changes summary|here's what.*|what'?s (new|next)|in short)\W*$",
+    re.IGNORECASE)
+
+
+# A line that is a sentence of the reply rather than a title.
+_SAID_RE = re.compile(r"[.!?]\s|^(i|i've|i'm|we|we've|here|this|that|let|now|so)\b",
+                      re.IGNORECASE)
+
+
+def heading_before(text: str, part: str) -> str:
+    """The heading a part of a text sits under ("GitHub Action Updates" for "Trigger: now
+    runs on all pushes"), when it names the subject; '' under a generic or no heading."""
+    at = text.find(part[:40])
+    if at < 0:
+        return ""
+    for raw in reversed(text[:at].splitlines()):
+        line = raw.strip()
+        if line and is_heading(line):
+            title = re.sub(r"[#*_`]+", "", line).strip(" :：")
+            title = re.sub(r"^[^\w(]+", "", title)
+            if 3 <= len(title) <= 60 and not _GENERIC_HEADING_RE.match(title) and not (
+                _SAID_RE.search(title)):  # "Perfect! I've changed it so that it now:"
+                return title
+            return ""
+    return ""
+
+
+def unmarked(text: str) -> str:
+    """A wrap-up's line without its Markdown emphasis and leading list marks."""
+    text = re.sub(r"\*\*|__", "", text)
+    return re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", text).strip()
+
+
 def is_heading(line: str) -> bool:
     """A (stripped) line that heads what follows: `## …`, "…:", a bold line."""
     return line.startswith("#") or line.endswith((":", "：")) or bool(
