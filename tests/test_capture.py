@@ -935,6 +935,38 @@ def test_a_rule_typed_with_a_curly_apostrophe_reads_as_any_other():
     assert rule.startswith("Don't use any external frameworks")
 
 
+def test_a_message_typed_while_the_assistant_works_is_read_for_rules():
+    """Claude Code keeps a message typed mid-turn as a queue entry: removed from the queue
+    when handed to the assistant (its only record), dequeued when sent as a prompt later,
+    popped back into the input box when not sent at all."""
+    def queued(operation: str, text: str | None = None) -> dict[str, Any]:
+        entry: dict[str, Any] = {"type": "queue-operation", "operation": operation,
+                                 "timestamp": "2026-03-18T10:30:00.000Z", "sessionId": SESSION}
+        if text is not None:
+            entry["content"] = text
+        return entry
+
+    session = (
+        Session().prompt("add a Makefile target for the checks")
+        .raw(queued("enqueue", "also: imports always at the top of the module, no lazy "
+                               "imports"))
+        .edit("Makefile")
+        .raw(queued("remove"))
+        .raw(queued("enqueue", "and never run the integration suite from here"))
+        .raw(queued("popAll"))
+        .say("Added `make check` running ruff and ty.")
+    )
+    [rule] = found(session.extract(), "constraint")
+    assert rule.startswith("also: imports always at the top")
+    sent = (Session().prompt("add a Makefile target for the checks")
+            .raw(queued("enqueue", "always run ruff format before committing"))
+            .edit("Makefile").raw(queued("dequeue"))
+            .prompt("always run ruff format before committing").edit("Makefile"))
+    assert len(found(sent.extract(), "constraint")) == 1
+    kinds = [e.kind for e in transcript.parse_entries(sent.entries).events]
+    assert "aside" not in kinds
+
+
 def test_rules_from_prompts_answers_and_rejections_become_separate_memories():
     session = (
         Session()

@@ -1,8 +1,9 @@
 """Rules (`constraint` / `preference`) in the user's own words, and the tool calls they
 turned down.
 
-A rule is a sentence of the user's that asks for something lasting: in a prompt, in what
-a compaction summary quotes of them, or in the feedback on a rejected tool call. A
+A rule is a sentence of the user's that asks for something lasting: in a prompt, in a message
+typed while the assistant worked, in what a compaction summary quotes of them, or in the
+feedback on a rejected tool call. A
 rejection that states no rule is a failed attempt: what the assistant meant to do, and
 why the user stopped it.
 """
@@ -19,7 +20,7 @@ from .reading import gist_of, normalized, rules_in, shorten, summary_user_messag
 def rules(x: Extractor) -> None:
     seen: set[str] = set()
     sources: list[tuple[str, str | None, str]] = [
-        (e.text, e.at, "rule") for e in x.events if e.kind == "prompt"
+        (e.text, e.at, "rule") for e in x.events if e.kind in ("prompt", "aside")
         # a subagent's brief relays the parent agent's instructions, not the person's rules
         and not (x.session.delegated and e.text is x.opening)
     ]

@@ -103,7 +103,9 @@ class ToolCall:
 
 @dataclass
 class Event:
-    """kind: prompt, text (assistant), tool, interrupt, notification, compaction."""
+    """kind: prompt, text (assistant), tool, interrupt, notification, compaction, aside (the
+    person's words typed while the assistant worked and handed to it mid-turn; "queued" once
+    they come again as a prompt)."""
 
     kind: str
     position: int
@@ -309,10 +311,16 @@ class _Parser:
         self.output_files: dict[str, ToolCall] = {}  # its output file -> the same call
         self.chains: dict[str, _Parser] = {}  # a side chain's id -> its own parser
         self.chain_of: dict[str, str] = {}  # an entry's uuid -> its side chain's id
+        self.queue: list[str] = []  # the person's messages waiting while the assistant works
 
     def add(self, kind: str, at: str | None, text: str = "", tool: ToolCall | None = None) -> None:
         events = self.session.events
-        events.append(Event(kind, len(events), at, plain_apostrophes(text), tool))
+        text = plain_apostrophes(text)
+        if kind == "prompt":  # an aside sent again as a prompt of its own is that prompt
+            for event in events:
+                if event.kind == "aside" and event.text == text.strip():
+                    event.kind = "queued"
+        events.append(Event(kind, len(events), at, text, tool))
 
     def side_chain(self, entry: dict[str, Any]) -> None:
         """A subagent's own conversation: a session of its own (its chain found by its
@@ -351,6 +359,9 @@ class _Parser:
         if kind == "system" and entry.get("subtype") == "compact_boundary":
             self.add("compaction", at)
             return
+        if kind == "queue-operation":
+            self.queued(entry, at)
+            return
         message = entry.get("message")
         if kind not in ("user", "assistant") or not isinstance(message, dict):
             return
@@ -358,6 +369,27 @@ class _Parser:
             self.assistant(message, at)
         else:
             self.user(entry, message, at)
+
+    def queued(self, entry: dict[str, Any], at: str | None) -> None:
+        """A message the person typed while the assistant worked. Dequeued, it comes back as
+        a prompt of its own; removed, it was handed to the assistant mid-turn and this entry
+        is its only record (an aside); popped back into the input box, it was not sent."""
+        operation = entry.get("operation")
+        if operation == "enqueue":
+            text = _text_of(entry.get("content")) if not isinstance(
+                entry.get("content"), str) else entry["content"][:MAX_TEXT_CHARS]
+            if text.strip() and not _NOTIFICATION_RE.match(text) and not text.startswith("/"):
+                self.queue.append(text.strip())
+            else:
+                self.queue.append("")
+        elif operation == "dequeue" and self.queue:
+            self.queue.pop(0)
+        elif operation == "remove" and self.queue:
+            text = self.queue.pop(0)
+            if text:
+                self.add("aside", at, text)
+        elif operation == "popAll":
+            self.queue.clear()
 
     def assistant(self, message: dict[str, Any], at: str | None) -> None:
         # Claude Code's own words in the assistant's place ("No response requested.", "Request
