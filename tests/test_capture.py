@@ -685,6 +685,22 @@ def test_an_option_laid_out_by_name_and_taken_up_in_a_reply_is_a_decision_with_i
     assert not any("observe.db" in d for d in reply("no, neither: we'll seed a fresh db"))
 
 
+def test_agreeing_to_a_proposal_is_no_bug_report():
+    session = (
+        Session().prompt("add a GitHub Action to run the tests")
+        .edit(".github/workflows/ci.yml")
+        .say("Added `.github/workflows/ci.yml`: pytest and ruff on Python 3.12 and 3.13, on "
+             "pushes to main.")
+        .prompt("Wait, does it only run on main? I think we should run it on all push? Also, "
+                "would you mind fixing the type issues?")
+        .say("You're right! Let me fix both issues - update the workflow to run on all pushes "
+             "and fix those type issues.")
+        .edit(".github/workflows/ci.yml")
+        .edit("app/convert.py")
+    )
+    assert not found(session.extract(), "bug_note")
+
+
 def test_finding_what_was_looked_for_is_no_diagnosis():
     session = (
         Session().prompt("first, let's verify that we can test it. Can you add 'jess was here' "

@@ -58,10 +58,13 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
         symptom = symptom or pasted
         # The assistant agreeing that what the user saw is wrong ("Right, current_user
         # is useless here"): a report, however the user worded it.
-        acknowledged = not symptom and previous.worked and acknowledges(x, turn)
+        # "You're right! Let me fix both issues" said to a proposal ("I think we should run
+        # it on all push?"): what was asked for, not a problem found
+        agreed = bool(lexicon.SUGGESTION_RE.search(prompt.prose)) and acknowledges(x, turn)
+        acknowledged = not symptom and previous.worked and acknowledges(x, turn) and not agreed
         if acknowledged:
             symptom = " ".join(lexicon.sentences(prompt.prose)[:2])
-        announced = "" if symptom or acknowledged else announcement(x, turn)
+        announced = "" if symptom or acknowledged or agreed else announcement(x, turn)
         told = previous.closing()
         if not symptom and not announced and not acknowledged and told is not None and (
             lexicon.DIAGNOSIS_RE.search(told.text[:300])

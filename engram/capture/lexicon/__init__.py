@@ -25,6 +25,7 @@ from .asks import (
     NO_CHANGES_RE,
     REHEARSAL_RE,
     REVIEW_RE,
+    SUGGESTION_RE,
     WEIGHING_RE,
 )
 from .attempts import (
@@ -168,6 +169,7 @@ __all__ = [
     "PURPOSE_RE",
     "REHEARSAL_RE",
     "REVIEW_RE",
+    "SUGGESTION_RE",
     "RULE_SUBJECT_RE",
     "SCHEDULE_RE",
     "SELF_ERROR_RE",

@@ -41,6 +41,16 @@ DIRECTIVE_RE = re.compile(_words(
     r"(にして|に変えて|で保存して|に移して)", r"(로|으로) (바꿔|옮겨)",
 ), re.IGNORECASE)
 
+# A person proposing a change, not telling what is wrong: "I think we should run it on all
+# push?", "would you mind fixing the type issues?", "how about a config flag".
+SUGGESTION_RE = re.compile(_words(
+    r"\b(i think )?we should\b", r"\bwould you mind\b", r"\b(can|could) you\b",
+    r"\bhow about\b", r"\bwhat about\b", r"\blet'?s\b", r"\bi'd like\b", r"\bi want\b",
+    r"\bwir sollten\b", r"\bkannst du\b", r"\bon devrait\b", r"\btu peux\b",
+    r"\bdeberíamos\b", r"\bpodrías\b", r"\bdeveríamos\b", r"\bvocê pode\b",
+    r"\bдавай\b", r"\bможешь\b", r"\bнадо бы\b",
+), re.IGNORECASE)
+
 # A session opened as a trial of the agent or of a tool around it, not as work.
 REHEARSAL_RE = re.compile(_words(
     r"\btest (conversation|session|chat|run with you)\b", r"\b(just|only) (testing|a test)\b",
