@@ -701,6 +701,16 @@ def test_agreeing_to_a_proposal_is_no_bug_report():
     assert not found(session.extract(), "bug_note")
 
 
+def test_what_a_change_makes_possible_next_time_is_no_todo():
+    session = (
+        Session().prompt("make `just dev` self-bootstrapping")
+        .edit("justfile")
+        .say("Done. Now `just dev` installs what is missing and creates `data/`.\n\nSo next "
+             "time (or next conversation), I can just run `just dev` and it works first try.")
+    )
+    assert not found(session.extract(), "todo")
+
+
 def test_finding_what_was_looked_for_is_no_diagnosis():
     session = (
         Session().prompt("first, let's verify that we can test it. Can you add 'jess was here' "
