@@ -711,6 +711,24 @@ def test_what_a_change_makes_possible_next_time_is_no_todo():
     assert not found(session.extract(), "todo")
 
 
+def test_a_test_change_taken_out_as_planned_is_no_failed_attempt():
+    session = (
+        Session().prompt("first, add 'jess was here' to the header so we can test it, then run "
+                         "it on another port")
+        .say("Let me make the change and start the dev server on alternate ports.")
+        .edit("app/sidebar.tsx", "Observe", "Observe — jess was here")
+        .bash("PORT=4982 just dev", "sh: tsx: command not found", failed=True)
+        .say("Needs deps installed first.")
+        .bash("just install", "added 99 packages")
+        .bash("PORT=4982 just dev", "Server: http://localhost:4982")
+        .prompt("great, it works. make just dev self-bootstrapping")
+        .edit("justfile")
+        .say("Now let me revert the \"jess was here\" test change.")
+        .edit("app/sidebar.tsx", "Observe — jess was here", "Observe")
+    )
+    assert not found(session.extract(), "failed_attempt")
+
+
 def test_finding_what_was_looked_for_is_no_diagnosis():
     session = (
         Session().prompt("first, let's verify that we can test it. Can you add 'jess was here' "

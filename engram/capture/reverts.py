@@ -103,6 +103,8 @@ def revert(x: Extractor, path: str, first: int, undo: int, *, replaced: bool = F
                   for t in between)
     if not errors and not gave_up:
         return  # an edit undone with nothing failing in between is tidying, not an attempt
+    if any(lexicon.PROBE_UNDONE_RE.search(t) for t in why_texts):
+        return  # "now let me revert the test change": a probe taken out, as planned
     tried_call, undo_call = x.events[first].tool, x.events[undo].tool
     if replaced and not (tried_call and undo_call and _named_by(
         errors, _written(tried_call), _written(undo_call))

@@ -37,6 +37,7 @@ from .attempts import (
     DROPPED_RE,
     NO_EFFECT_RE,
     NOT_YET_FAILED_RE,
+    PROBE_UNDONE_RE,
     TRYING_RE,
 )
 from .open_work import (
@@ -114,6 +115,7 @@ __all__ = [
     "DEAD_END_HEADING_RE",
     "DROPPED_RE",
     "NOT_YET_FAILED_RE",
+    "PROBE_UNDONE_RE",
     "ACKNOWLEDGE_RE",
     "ALTERNATIVE_RE",
     "BUG_FOUND_RE",

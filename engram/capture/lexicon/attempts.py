@@ -156,6 +156,13 @@ DOUBT_RE = re.compile(_words(
     r"정말",
 ), re.IGNORECASE)
 # A person turning down what the assistant just proposed: "no, wrong — use jsonb".
+# Taking out what was only ever meant to go: "revert the 'jess was here' test change",
+# "remove the debug logging", "retire le log temporaire", "убираю временный вывод".
+PROBE_UNDONE_RE = re.compile(
+    r"\b(revert|remove|undo|drop|take out|clean up|strip)\w*\b[^.!?\n]{0,60}\b(test change|"
+    r"temporary|temp|debug\w*|probe|placeholder|dummy)\b|"
+    r"\b(temporär\w*|debug-?ausgabe|temporaire|temporal|temporária|temporário)\b|"
+    r"временн\w*|отладочн\w*|临时|调试|一時的|デバッグ用|テスト用", re.IGNORECASE)
 CORRECTION_RE = re.compile(
     r"^\W*(no(?! (worries|problem|rush|need|idea|clue)\b)|nope|nah|wrong|not quite|stop|"
     r"wait|hold on|стоп|подожди|погоди|halt|warte|attends|espera|aspetta|czekaj|"
@@ -165,18 +172,21 @@ CORRECTION_RE = re.compile(
     re.IGNORECASE,
 )
 
+# (not "revert the 'jess was here' test change": a probe taken out as planned)
+_NOT_A_PROBE = (r"(?![^.!?\n]{0,60}\b(test change|temporary|temp|debug\w*|probe|placeholder|"
+                r"dummy)\b)")
 # The assistant giving an approach up (with structural evidence around it).
 ABANDON_RE = re.compile(_words(
     r"\b(that|this) (approach|didn't|did not|won't|doesn't)\b.*\b(work|help)\b",
-    r"\b(try|take) a different (approach|route|tack)\b", r"\breverting\b",
+    r"\b(try|take) a different (approach|route|tack)\b", r"\breverting\b" + _NOT_A_PROBE,
     r"\b(is|was|'s) (the )?wrong tool\b", r"\b(is|was|isn't|is not) (not )?the right tool\b",
     r"n'est pas le bon outil", r"nicht das richtige werkzeug",
     r"no es la herramienta (adecuada|correcta)",
     r"não é a ferramenta certa", r"не тот инструмент", r"不是(合适|正确)的工具",
     r"適切な道具ではない",
     # "I'll revert it", not "the next deploy would revert their change"
-    r"\b(i'll|i will|let me|let's|we'll|i'm|i've|i have) revert\b",
-    r"^revert\b|\brevert (it|that|this|my|the (change|edit|commit|patch))\b",
+    r"\b(i'll|i will|let me|let's|we'll|i'm|i've|i have) revert\b" + _NOT_A_PROBE,
+    r"(^revert\b|\brevert (it|that|this|my|the (change|edit|commit|patch))\b)" + _NOT_A_PROBE,
     r"\bback out\b", r"\bgive up on\b", r"\bdead end\b", r"\bwon't work\b",
     r"не сработал", r"другой подход", r"откат", r"funktioniert nicht", r"anderen ansatz",
     r"ne marche pas", r"autre approche", r"no funcionó", r"otro enfoque", r"não funcionou",
