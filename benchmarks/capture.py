@@ -68,7 +68,14 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        "drf-celery-relatorios-pt", "expo-push-es", "foundry-vesting-review-en",
                        "k8s-operator-compact-en", "micropython-mqtt-subagent-zh",
                        "nvim-blame-subagent-ru", "rust-embassy-i2c-mixed-tr-en",
-                       "trpc-prisma-handoff-pt"})
+                       "trpc-prisma-handoff-pt",
+                       # the twenty sealed ones, alternate ones by name, opened on 2026-11-29
+                       # (eleventh session), when an eighth batch came to be sealed
+                       "android-ndk-jni-handoff-zh", "argocd-outofsync-explain-nl",
+                       "clickhouse-too-many-parts-en", "flutter-riverpod-refresh-de",
+                       "go-grpc-deadlines-ru", "latex-latexmk-explain-ja",
+                       "love2d-pi3-spritebatch-uk", "playwright-ci-toujours-casse-fr",
+                       "pyspark-skew-nulls-ru", "tauri-updater-ko"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
