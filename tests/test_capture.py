@@ -962,6 +962,24 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
      "commands", "constraint"),
     ("if you think the server has an issue - simply note it and move on for now.", "constraint"),
     ("does this file even need to exist?", None),
+    # said in passing: only without X, where all of a kind goes, a value kept, as usual
+    ("посмотри плз. только без питоновских UDF, они у нас уже два раза клали кластер.",
+     "constraint"),
+    ("и все настройки спарка в conf/nightly.yaml, не в коде", "constraint"),
+    ("All Spark settings go in conf/nightly.yaml, not in the code.", "constraint"),
+    ("все тесты в CI упали, не в первый раз", None),
+    ("all tests in CI pass, not locally", None),
+    ("et on reste à 30s, la CI est facturée à la minute", "constraint"),
+    ("pas l'UI, ça ouvre une fenêtre et ça bloque tout", "constraint"),
+    ("pas la peine, laisse", None),
+    ("--reporter=line et la trace, comme d'hab", "constraint"),
+    ("Гра має працювати на Raspberry Pi 3 з LÖVE 11.4, не 12.", "constraint"),
+    ("ні! кіоск у музеї не чіпаємо, там зараз діти", "constraint"),
+    ("das muss raus", None),
+    ("muss ich lena fragen (ux)", None),
+    ("Unhandled Promise Rejection: updater.check not allowed. Permissions associated with "
+     "this command: updater:default", None),
+    ("제가 Tauri 2는 처음이라 어떻게 돌아가는 건지도 같이 설명해 주시면 좋겠어요.", None),
     ("if you think that's enough, go ahead", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
@@ -2419,6 +2437,56 @@ def test_a_value_picked_with_its_reason_decides_and_a_lasting_answer_is_a_rule(a
     )
     extraction = session.extract()
     assert any(answer in f.content for f in extraction.findings if f.type == kind)
+
+
+@pytest.mark.parametrize("answer", ["메뉴에서 수동", "수동"])
+def test_an_answer_picked_from_askuserquestion_keeps_what_the_option_said(answer):
+    question = "업데이트 확인은 언제 할까요?"
+    session = (
+        Session().prompt("Tauri 앱에 자동 업데이트를 넣어 주세요")
+        .tool("AskUserQuestion", {"questions": [{"question": question, "header": "확인 시점",
+                                                 "multiSelect": False, "options": [
+                                                     {"label": "시작할 때 자동",
+                                                      "description": "앱을 켤 때마다 확인"},
+                                                     {"label": "메뉴에서 수동",
+                                                      "description": "'업데이트 확인' 메뉴를 "
+                                                                     "눌렀을 때만"}]}]},
+              {"questions": [], "answers": {question: answer}},
+              content=f'User has answered your questions: "{question}"="{answer}".')
+        .edit("src-tauri/src/lib.rs")
+    )
+    [decision] = found(session.extract(), "decision")
+    assert "'업데이트 확인' 메뉴를 눌렀을 때만" in decision and "앱을 켤 때마다" not in decision
+
+
+def test_two_ways_weighed_before_the_fix_are_a_decision_not_only_the_fixs_why():
+    session = (
+        Session().prompt("le e2e devis est rouge en CI, en local ça passe")
+        .bash("LANG=en_US.UTF-8 npx playwright test devis", "Error: locator.click: Test "
+              "timeout of 30000ms exceeded.\n  waiting for getByRole('button', { name: "
+              "'Continuer' })", failed=True)
+        .say("Reproduit. Deux façons de corriger : passer aux `data-testid`, ou fixer la "
+             "locale du navigateur de test. Je fixe `locale: 'fr-FR'` dans la config : les "
+             "tests restent écrits sur les libellés visibles.")
+        .edit("playwright.config.ts")
+        .bash("LANG=en_US.UTF-8 npx playwright test devis", "1 passed (4.1s)")
+    )
+    extraction = session.extract()
+    assert any("fr-FR" in d and "data-testid" in d for d in found(extraction, "decision"))
+    assert found(extraction, "bug_note")
+
+
+def test_a_no_that_answers_the_assistants_question_is_no_failed_attempt():
+    session = (
+        Session().prompt("le test devis est rouge en CI")
+        .edit("tests/devis.spec.ts")
+        .say("Le test tape `01/03/2026` en dur, et depuis le 1er mars elle est dans le passé. "
+             "Tu avais lancé le test en local récemment ?")
+        .prompt("non depuis la semaine dernière. ah. ok")
+        .say("Alors je calcule la date d'effet au 1er du mois prochain.")
+        .edit("tests/devis.spec.ts")
+    )
+    assert not found(session.extract(), "failed_attempt")
 
 
 def test_a_command_the_tool_does_not_know_is_a_road_that_does_not_exist():

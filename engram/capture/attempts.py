@@ -39,8 +39,11 @@ def not_working(x: Extractor, turns: list[Turn]) -> None:
             continue  # what the person says of the call they stopped ("don't start metro")
         said = [s for s in lexicon.sentences(prompt.prose) if lexicon.DID_NOT_WORK_RE.search(s)
                 and not lexicon.NOT_YET_FAILED_RE.search(s)]
+        asked = next((e.text for e in reversed(previous.events) if e.kind == "text"), "")
         if not said and lexicon.CORRECTION_RE.match(prompt.text) and turn.edited and not (
             lexicon.NOT_YET_FAILED_RE.search(prompt.text)
+            # "non depuis la semaine dernière" answering "Tu avais lancé le test en local ?"
+            or asked.rstrip(" *_").endswith(("?", "？"))
         ):
             said = lexicon.sentences(prompt.prose)[:1]  # "stop, not through fetch: …"
         # What the user saw, and the assistant giving the approach up because of it

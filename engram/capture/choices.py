@@ -24,6 +24,7 @@ from .reading import (
     shorten,
     text_weight,
 )
+from .transcript import ToolCall
 
 MIN_CORRECTION_CHARS = 30  # "no" alone turns something down without saying what instead
 
@@ -169,7 +170,7 @@ def named_options(x: Extractor, turns: list[Turn]) -> None:
             continue
         options: dict[str, str] = {}
         for match in _NAMED_OPTION_RE.finditer(closing.text):
-            text = match.group(2).strip(" *_:—–-")
+            text = re.sub(r"\*\*|__", "", match.group(2)).strip(" *_:—–-")
             # the command that carries it out, when a code block follows the heading
             shown = re.match(r"\s*```[\w-]*\n([^\n`]{3,160})\n", closing.text[match.end():])
             if shown:
@@ -190,9 +191,15 @@ def named_options(x: Extractor, turns: list[Turn]) -> None:
                    if re.search(_NAMED_REF.format(re.escape(label)), s, re.IGNORECASE)
                    and not _NAMED_OPTION_RE.match(s) and insight_score(s) > 0]
         content = options[label] + (f" — {reasons[0]}" if reasons else "")
-        content += f" (option {label}, chosen: {shorten(reply, 120)})"
-        x.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "named",
-                      at=prompt.at, importance=0.6, anchor=prompt.position))
+        content = shorten(f"{content} (option {label}, chosen: {shorten(reply, 120)})",
+                          MAX_REASON_CHARS)
+        said = next((f for f in x.findings if f.origin == "chosen"
+                     and f.anchor == prompt.position), None)
+        if said is not None:  # "let's go with option B": the choice, told with what B is
+            said.content = content
+            continue
+        x.add(Finding("decision", content, "named", at=prompt.at, importance=0.6,
+                      anchor=prompt.position))
 
 
 # Words a reply shares with any option without choosing it.
@@ -214,9 +221,7 @@ def chosen(x: Extractor, turns: list[Turn]) -> None:
     togglemode"): their choice, with the gist of what it chose from."""
     for proposal, turn in zip(turns, turns[1:], strict=False):
         prompt, closing = turn.opener, proposal.closing()
-        if not is_prompt(prompt) or closing is None or any(
-            f.origin == "named" and f.anchor == prompt.position for f in x.findings
-        ) or not (
+        if not is_prompt(prompt) or closing is None or not (
             "?" in closing.text or "？" in closing.text
             or len(_OPTION_RE.findall(closing.text)) >= 2
             or len(re.findall(r"\boption \w+", closing.text, re.IGNORECASE)) >= 2
@@ -302,7 +307,33 @@ def answers(x: Extractor) -> None:
                 x.add(Finding(kind, rule, "answer", at=call.at, importance=0.7))
                 continue
             content = f"{shorten(question, 200)} — the user chose: {shorten(answer, 300)}"
+            described = _option_descriptions(call, question, answer)
+            if described:  # "수동" alone says nothing; its option said what it means
+                content += f" ({shorten(described, 300)})"
             x.add(Finding("decision", content, "answer", at=call.at, importance=0.65))
+
+
+def _option_descriptions(call: ToolCall, question: str, answer: str) -> str:
+    """What the options the person picked said of themselves, as AskUserQuestion laid them
+    out ({"label": "수동", "description": "설정 메뉴의 '업데이트 확인'에서만"})."""
+    asked = call.input.get("questions")
+    if not isinstance(asked, list):
+        return ""
+    for item in asked:
+        if not isinstance(item, dict) or str(item.get("question", "")).strip() != question.strip():
+            continue
+        options = [o for o in item.get("options") or [] if isinstance(o, dict)
+                   and isinstance(o.get("label"), str) and isinstance(o.get("description"), str)
+                   and o["label"].strip() and o["description"].strip()]
+        told = []
+        for part in (p.strip().lower() for p in answer.split(",")):
+            # the label itself, or the one label a short typed answer is part of ("수동")
+            same = [o for o in options if o["label"].strip().lower() == part]
+            within = [o for o in options if len(part) >= 2 and part in o["label"].lower()]
+            for o in same or (within if len(within) == 1 else []):
+                told.append(f"{o['label']}: {o['description']}")
+        return "; ".join(dict.fromkeys(told))
+    return ""
 
 
 # A numbered option as a list item or heading: "**2. Private credit on Solana** — …".

@@ -57,7 +57,8 @@ def gist_of(texts: list[str], limit: int = 220) -> str:
 
 _LOG_LINE_RE = re.compile(
     r"^\W{0,3}(ERROR|FATAL|WARN(ING)?|CRITICAL|Traceback|panic(ked)?\b|error(\[\w+\])?:|"
-    r"[A-Z]\w*(Error|Exception|Warning)\b|\d{4}-\d\d-\d\d[ T]\d\d:|node:\d+\))")
+    r"[A-Z]\w*(Error|Exception|Warning)\b|\d{4}-\d\d-\d\d[ T]\d\d:|node:\d+\)|"
+    r"(Unhandled|Uncaught) (Promise )?(Rejection|Exception|Error)\b)")
 
 
 _CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
@@ -190,7 +191,17 @@ def _names_the_rule_before(rule: str, before: str) -> bool:
     short = len(rule.split()) <= 8 if rule.isascii() or " " in rule.strip() else len(rule) <= 30
     return (short and not before.rstrip().endswith(("?", "？")) and len(before) <= 200
             and bool(lexicon.EMPHASIS_RE.search(rule) or lexicon.PROHIBITION_RE.match(rule)
-                     or _VERDICT_RE.search(rule)))
+                     or _VERDICT_RE.search(rule) or _POINTS_BACK_RE.match(rule)))
+
+
+# A rule about what the sentence before named: "on l'a interdit", "we banned it", "das ist
+# verboten", "это запрещено".
+_POINTS_BACK_RE = re.compile(
+    r"^\W*(on (l'|les )|we (\w+ )?(banned|forbade|dropped|removed|disabled) (it|that|them)\b|"
+    r"(it's|that's|it is|that is|this is) (\w+ )?(banned|forbidden|not allowed)\b|"
+    r"das (ist|haben wir) (\w+ )?(verboten|untersagt)|(eso|esto) (está|lo hemos) prohibid|"
+    r"isso (é|está) proibid|это (\w+ )?(запрещено|запретили)|(这个|那个)(是)?禁止)",
+    re.IGNORECASE)
 
 
 # What announces a pasted page: "Does this doc page help?", "Man page:", "from the docs:".

@@ -45,6 +45,9 @@ HANDOFF_RE = re.compile(_words(
     r"\b\w+ (has|have) to decide\b", r"\bup to (legal|product|ops|security|\w+ team) to\b",
     r"\bfrag(en|t)? (\w+ )?(bei )?[A-ZÄÖÜ]\w+", r"\bmit \w+ (klären|abklären|absprechen)\b",
     r"\bmuss \w+ entscheiden\b",
+    # "muss ich lena fragen (ux)", "ich muss noch den Chef fragen"
+    r"\b((muss|müssen|sollte|sollten|werde|will) (ich|wir)|(ich|wir) (muss|müssen|sollte|"
+    r"sollten|werde|will)) (noch )?(\w+ ){1,3}fragen\b",
     r"\bdemander à\b", r"\bvoir avec\b", r"\bdemande à\b", r"\b\w+ doit (le )?décider\b",
     r"\bpreguntar(le)? a\b", r"\bpregunta a\b", r"\bconsultar(lo)? con\b",
     # the person asking themselves: "lo de la alerta le pregunto a Vale", "je demande à Paul"
@@ -101,6 +104,10 @@ USER_NOT_YET_RE = re.compile(_words(
 LATER_WORK_RE = re.compile(_words(
     r"\bwe('ll| will) (need|have) to\b", r"\bwe (should|need to|still need to)\b",
     r"\bsomeone (should|needs to)\b", r"\bit would be (good|nice) to\b",
+    r"\bquelqu'un (devrait|doit)\b", r"\bjemand (sollte|muss)\b",
+    r"\balguien (debería|tiene que)\b",
+    r"\balguém (deveria|tem que|precisa)\b", r"\bкто-(то|нибудь) (должен|должна)\b",
+    r"\bкому-(то|нибудь) (надо|нужно) (бы|будет)\b", r"\bqualcuno dovrebbe\b",
     r"\b(needs?|will need) (a|an|the|to)\b.{0,60}\b(at some point|eventually|someday|one day)\b",
     r"\b(is|are) (long )?overdue\b", r"\büberfällig\b", r"\ben retard\b", r"давно пора",
     r"нужно будет", r"надо будет", r"стоит (потом|ещё)", r"wir (sollten|müssen noch)",

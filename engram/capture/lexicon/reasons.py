@@ -20,6 +20,14 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b", r"\bprefiero\b", r"\bprefiro\b",
     r"\bje préfère\b", r"\bbevorzuge\b", r"предпочита\w+|предпочту", r"更倾向",
+    # ways laid side by side: "two ways to fix this: data-testid, or the test's locale"
+    r"\b(two|2) (ways|options|approaches|choices)\b",
+    r"\b(deux|2) (façons|options|approches|solutions|possibilités)\b",
+    r"\b(zwei|2) (möglichkeiten|wege|optionen|ansätze|varianten)\b",
+    r"\b(dos|2) (formas|opciones|maneras|alternativas)\b",
+    r"\b(duas|2) (formas|opções|maneiras|alternativas)\b",
+    r"\b(два|2) (варианта|способа|пути|подхода)\b",
+    r"(两|2)种(方法|办法|方案|做法|思路)", r"(二つ|2つ)の(方法|やり方|案|選択肢)",
     # the road weighed and not taken: "I considered WebSocket, but …"
     r"\b(considered|thought about|weighed)\b[^.;]{2,60}\bbut\b",
     r"\b(would work|is tempting|was tempting)\b[^.;]{0,40}\bbut\b",

@@ -35,6 +35,10 @@ _LASTING = _words(
     r"\bresta così\b", r"保持(不变|现状|原样)", r"今の.{0,20}のまま(で|に)", r"のままにして",
     # ru
     r"всегда", r"никогда", r"с этого момента", r"отныне", r"впредь", r"в дальнейшем",
+    r"завжди", r"ніколи", r"відтепер", r"надалі", r"з цього моменту",  # uk
+    # "--reporter=line et la trace, comme d'hab": the way it is always done
+    r"\bas usual\b", r"\bcomme d'hab(itude)?\b", r"\bwie immer\b", r"\bcomo siempre\b",
+    r"\bcomo sempre\b", r"\bкак обычно\b", r"\bcome al solito\b", r"和平时一样", r"いつも通り",
     r"каждый раз", r"(в )?(этом|этого|нашем|нашего) (репо|репозитори|проект)",
     r"у нас (принято|так)",
     # de
@@ -99,11 +103,37 @@ _BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d
            r"[kmg]b|k|px|rps|retries|times|минут\w*|секунд\w*|час\w*|дн\w*|дней|"
            r"minuten|sekunden|stunden|tage|minutos|segundos|horas|días|dias|heures|jours|"
            r"分钟|秒|小时|天|分|時間|日)(?!\w)")
+# Up to a few words of a sentence, a path's dots included ("conf/nightly.yaml").
+_SPAN = r"(?:[^.!?\n]|\.(?=\S)){0,60}?"
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdont\b", r"\bdo not\b",
     r"\bshould never\b",
+    # a value kept, with its reason: "et on reste à 30s, la CI est facturée à la minute"
+    r"\bon reste (à|sur|avec|en)\b", r"\bwe('ll| will)? (stay|stick) (at|with|on)\b",
+    r"\bwir bleiben (bei|auf)\b", r"\bnos quedamos (con|en)\b", r"\bficamos (com|no|na|em)\b",
+    r"\bоста(ёмся|емся) (на|с|при)\b",
     # one language, tool or way and no other: "we are using typescript only", "pnpm only"
     r"\bwe(?:'re| are)? (?:using|use|write|writing) [\w.+#/-]+(?: [\w.+#/-]+)? only\b",
+    # where all of a kind goes, and where not: "all Spark settings go in conf/nightly.yaml, not
+    # in the code", "Все настройки Spark — в conf/nightly.yaml, не в коде" (a dash or a verb
+    # of place before it: not "all tests pass in CI, not locally")
+    r"^\W*(all|every|each)\b" + _SPAN + r"(\b(go|goes|live|lives|belong|belongs|stay|stays|"
+    r"sit|sits)\s+|[—–:]\s*)(in|into|under|through|via)\b" + _SPAN + r"\s(not|never)\s+"
+    r"(in|into|under|through|via)\b",
+    r"^\W*(все|всё|каждый|каждая|каждое)\s" + _SPAN + r"((хран\w+|лежат|живут|идут)\s+|"
+    r"[—–:]\s*)(в|во|через)\s" + _SPAN + r"\sне\s+(в|во|через)\s",
+    r"^\W*(alle|jede[rsn]?)\b" + _SPAN + r"((gehören|kommen|liegen|stehen|wohnen)\s+|"
+    r"[—–:]\s*)(in|im|über|ins)\b" + _SPAN + r"\snicht\s+(in|im|über|ins)\b",
+    r"^\W*(tou(te)?s?|chaque)\b" + _SPAN + r"((vont|va|vivent|restent|passent)\s+|[—–:]\s*)"
+    r"(dans|en|via|par)\b" + _SPAN + r"\s(pas|jamais)\s+(dans|en|via|par)\b",
+    r"^\W*(todos|todas|cada)\b" + _SPAN + r"((van|va|viven|quedan|vão|ficam|moram)\s+|"
+    r"[—–:]\s*)(en|em|no|na|nos|nas|por|via)\b" + _SPAN + r"\s(no|não|nunca)\s+"
+    r"(en|em|no|na|nos|nas|por)\b",
+    # the same said in passing, one place named: "и все настройки спарка в conf/nightly.yaml,
+    # не в коде", "and all secrets in .env, not in the code"
+    r"(^|\b(and|also|plus|и|а|но|только|und|et|y|e)\s+)(all|все|всё|alle|tous|toutes|todos|"
+    r"todas)\s+\w+(\s+\w+)?\s+(in|into|under|в|во|im|dans|en|em|no|na)\s+\S+,?\s+(not|never|"
+    r"не|nicht|pas|no|não|nunca)\s+(in|into|under|в|во|im|dans|en|em|no|na)\s+\w+",
     # a thing of the product that is not to be: "the auth command should not exist"
     r"\bshould(?:n't| not) (?:exist|be there)\b", r"\bthere should(?:n't| not)? be no\b",
     # a habit with its moment: "make sure to run the linter with autofix after a batch"
@@ -189,6 +219,10 @@ _OBLIGATION = _words(
     # any negated imperative: "не тащи", "не клади", "ничего не меняй" (not past "не могли")
     r"\bне (?![а-яё]*ли\b)[а-яё]{2,}(й|и|ь)(те)?\b",
     r"\bдолж(ен|на|ны|но)\b", r"\bзапрещено\b", r"\bизбегай",
+    # uk: "має працювати на Pi 3", "кіоск не чіпати", "не можна", "заборонено"
+    r"\bма(є|ють|ємо)\s+(працювати|бути|йти|лишатися|залишатися|запускатися|збиратися)\b",
+    r"\bтреба\b", r"\bпотрібно\b", r"\bне можна\b", r"\bзаборонено\b", r"\bобов.язково\b",
+    r"\bне (чіпа\w*|торка\w*|пуш\w*|деплой\w*|коміт\w*|додава\w*|використову\w*|запуска\w*)",
     # de
     r"\b(bitte )?keine?n?\b \w+(\s\w+)? (verwenden|benutzen|nutzen|einbauen|hinzufügen|mehr)\b",
     r"^\s*bitte keine?", r"\b(verwende|benutze|nutze|ändere|committe|pushe|lösche|rühre|"
@@ -200,6 +234,8 @@ _OBLIGATION = _words(
     r"\bne (touche|mets|pousse|commite|ajoute|utilise|installe|modifie|supprime|lance|fais|"
     r"change|rajoute|merge|déploie)s? (\w+ )?(pas|jamais|plus|rien)\b",
     r"(^|[,;:]\s*|\b(donc|alors|et|mais|ici)\s+)pas d'\w+",
+    # "pas l'UI, ça ouvre une fenêtre et ça bloque tout" (not "pas la peine", "pas le temps")
+    r"^\W*pas (l'|la |le |les )(?!(peine|temps|moment|cas|souci|problème)\b)\w+",
     r"\bévite",
     # es / pt
     r"\bno (uses|usa|usamos|usar|hagas|toques|añadas|agregues|cambies|subas|borres)\b",
@@ -294,12 +330,13 @@ _SPANISH_NEGATED_VERB = (
 # Plain prohibitions without a modal verb: "no ORMs here", "keine externen Abhängigkeiten".
 PROHIBITION_RE = re.compile(
     r"(^|[:;,(]\s*|\b(also|and|but|here|please|dafür|bitte|auch|hier|aber|und|et|mais|y|pero|"
-    r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому|así que|"
+    r"e|mas|so|и|но|так что|donc|alors|daher|also|entonces|então|quindi|поэтому|así que|только|"
     r"assim)\s+)"
     r"(żadnych|żadnego|żadnej|no(?!\s+" + _SPANISH_NEGATED_VERB + r"|\s+\S+\s+(aparece|aparecem|"
     r"acontece|fica|ficam|tem|têm|há|está|estão|roda|rodam|sai|mostra|existe|chega)\b)|"
     r"keine?n?|pas d[e']|nada de|"
-    r"sem|ni|никаких|никакого|никакой)\s+[`'\"«“@.-]?\w+|"
+    r"sem|ni|никаких|никакого|никакой|без(?!\s+(проблем|понятия|вопросов|разницы|толку)))"
+    r"\s+[`'\"«“@.-]?\w+|"
     r"\b(tabu|taboo|off[- ]limits|no[- ]go|"
     r"табу|под запретом|interdit|prohibido|proibido)\b",
     re.IGNORECASE,
@@ -460,6 +497,15 @@ NOT_A_RULE_RE = re.compile(
     r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
     r"them|yet)\b|\bjust (explain|tell|show|look)\b|"
     r"\b(we|it|they|this|that|he|she) still (don't|do not|doesn't|does not|can't|cannot|won't)\b|"
+    # how a thing works, asked to be explained: "어떻게 돌아가는 건지도 설명해 주시면
+    # 좋겠어요", "explain how it works"
+    r"(돌아가는|작동하는|동작하는) (건지|방식)|\bexplain (to me )?how (it|this|that|the \w+) "
+    r"works\b|"
+    # a thing pointed at, to go or to change this once: "das muss raus", "that must go"
+    r"^\W*(das|dies|that|this|ça|cela|eso|esto|isso|isto|это)\s+(muss|must|has to|"
+    r"needs to|doit|debe|tem que|precisa|должно)\b(?!\s+(stay|remain|keep|always|never|still|"
+    r"bleiben|immer|nie|rester|toujours|jamais|seguir|permanecer|continuar|siempre|nunca|sempre|"
+    r"оставаться|всегда|никогда)\b)|"
     # how a thing looks to someone: "they don't look that bad", "it doesn't seem to matter"
     r"\b(they|these|those|it|this|that|he|she) (don't|do not|doesn't|does not) "
     r"(look|seem|appear|sound|feel|matter)\b",

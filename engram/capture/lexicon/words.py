@@ -35,8 +35,9 @@ def sentences(text: str) -> list[str]:
     out = []
     for piece in SENTENCE_SPLIT_RE.split(text):
         piece = _HIDDEN_RE.sub(lambda m: spans[int(m.group(1))], piece or "")
-        # a list marker is followed by a space: "6.5, c'est la LTS" keeps its version
-        piece = re.sub(r"^\s*(?:[-*•>]|\d+[.)](?=\s|$)|#+)\s*", "", piece).strip()
+        # a list marker is followed by a space: "6.5, c'est la LTS" keeps its version,
+        # "--reporter=line" its flag
+        piece = re.sub(r"^\s*(?:[-*•>]|\d+[.)]|#+)(?=\s|$)\s*", "", piece).strip()
         piece = piece.strip("*_ ").strip()
         if piece:
             out.append(piece)
