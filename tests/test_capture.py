@@ -142,6 +142,12 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
     ("==> Linting deploy/chart\n1 chart(s) linted, 0 chart(s) failed\nstdin - Deployment api "
      "is invalid: problem validating schema: /resources/limits/memory: oneOf failed, none "
      "matched", "stdin - Deployment api is invalid"),
+    # a traceback's message that goes on, indented, on the next line
+    ("Traceback (most recent call last):\n  File \"/app/ingest/writer.py\", line 41, in write\n"
+     "clickhouse_connect.driver.exceptions.DatabaseError: HTTPDriver returned response code "
+     "500)\n Code: 252. DB::Exception: Too many parts (3001). (TOO_MANY_PARTS)\n",
+     "clickhouse_connect.driver.exceptions.DatabaseError: HTTPDriver returned response code "
+     "500) Code: 252. DB::Exception: Too many parts"),
     # pyright: the diagnostic, not the file heading it
     ("/home/dev/shop/app/convert.py\n  /home/dev/shop/app/convert.py:184:17 - error: Type of "
      "\"text_value\" is unknown (reportUnknownVariableType)\n1 error, 0 warnings",
@@ -2474,6 +2480,33 @@ def test_two_ways_weighed_before_the_fix_are_a_decision_not_only_the_fixs_why():
     extraction = session.extract()
     assert any("fr-FR" in d and "data-testid" in d for d in found(extraction, "decision"))
     assert found(extraction, "bug_note")
+
+
+def test_a_pasted_error_keeps_its_own_cause_not_a_test_the_fix_broke_on_the_way():
+    log = ("ingest is falling over since this morning. prod log:\n\nTraceback (most recent call "
+           "last):\n  File \"/app/ingest/writer.py\", line 41, in write\nclickhouse_connect."
+           "driver.exceptions.DatabaseError: HTTPDriver returned response code 500)\n Code: 252. "
+           "DB::Exception: Too many parts (3001). (TOO_MANY_PARTS)")
+    session = (
+        Session().prompt(log)
+        .say("The writer inserts one row per `INSERT`; ClickHouse makes a part per insert and at "
+             "~900 inserts/s merges can't keep up, which is the `TOO_MANY_PARTS` in your log.")
+        .bash("clickhouse-benchmark --help", "bash: clickhouse-benchmark: command not found",
+              failed=True)
+        .say("I'll buffer rows and flush every 5000 rows or after 1 second instead of 900 "
+             "inserts a second.")
+        .edit("ingest/writer.py")
+        .bash("pytest tests/integration -q", "FAILED tests/integration/test_writer.py::"
+              "test_event_visible_after_write - AssertionError: assert 0 == 1", failed=True)
+        .say("Expected fallout: the test counts before the buffer flushes.")
+        .edit("tests/integration/test_writer.py")
+        .bash("pytest tests/integration -q", "25 passed in 15.07s")
+    )
+    extraction = session.extract()
+    reported = [f.content for f in extraction.findings if f.origin == "reported"]
+    assert len(reported) == 1 and "one row per" in reported[0]
+    assert "TOO_MANY_PARTS" in reported[0] or "Too many parts" in reported[0]
+    assert not found(extraction, "failed_attempt")  # looking whether a tool is there
 
 
 def test_a_no_that_answers_the_assistants_question_is_no_failed_attempt():

@@ -95,7 +95,8 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
         if pasted and pasted not in symptom:
             symptom = f"{symptom} ({pasted})"
         first, last = turn.span()
-        fixes = [f for f in x.findings if f.origin == "fix" and first <= f.anchor <= last]
+        fixes = [f for f in x.findings if f.origin == "fix" and first <= f.anchor <= last
+                 and (not pasted or _same_trouble(pasted, f.problem or ""))]
         if fixes and not acknowledged:
             fix = fixes[0]
             fix.content = f"{symptom} — {fix.content}"
@@ -117,6 +118,11 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
         if not cause:
             texts = [e.text for e in turn.events if e.kind == "text"]
             cause, score = insight_passage(texts, MAX_FIX_CHARS)
+            # what was found before the first change, when it names more of what the
+            # person reported ("… which is the TOO_MANY_PARTS in your log")
+            found = diagnosis(x, turn)
+            if found and _shared_names(prompt.text, found) > _shared_names(prompt.text, cause):
+                cause, score = found, 2
             if score < 2:  # unexplained, and the first try taken back: what the fix
                 cause = (lasting_change(x, turns, turns.index(turn))  # rests on
                          or diagnosis(x, turn))
@@ -128,6 +134,26 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
             at=closing.at if closing else prompt.at, files=files[:10], problem=symptom,
             solution=shorten(cause, MAX_FIX_CHARS), importance=0.6, anchor=first,
         ))
+
+
+# A name a failure and its report can share: an identifier (TOO_MANY_PARTS, NewObject,
+# clickhouse_connect, DB::Exception), not a generic error class or a version.
+_TROUBLE_NAME_RE = re.compile(r"\b[A-Za-z]\w*(?:_\w+|[a-z][A-Z]\w*|::\w+)")
+_ERROR_CLASS_RE = re.compile(r"(Error|Exception|Failure|Warning)$")
+
+
+def _names(text: str) -> set[str]:
+    return {n.lower() for n in _TROUBLE_NAME_RE.findall(text) if not _ERROR_CLASS_RE.search(n)}
+
+
+def _shared_names(told: str, said: str) -> int:
+    return len(_names(told) & _names(said))
+
+
+def _same_trouble(told: str, error: str) -> bool:
+    """Whether a failure met while fixing is the one the person reported (they share a name
+    such as TOO_MANY_PARTS), not a test the fix itself broke on the way."""
+    return _shared_names(told, error) > 0
 
 
 # "if", "in case", "whenever" before the problem word: a case to handle, not one seen.

@@ -208,7 +208,7 @@ def verdict_hidden(command: str, output: object) -> bool:
         not triage.shows_pass(output))
 
 
-_INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})
+INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})
 _SCRIPT_RE = re.compile(r"\.(py|sh|js|mjs|cjs|ts|rb|pl|php|zig|go|rs|c|cc|cpp|java|kt|swift|lua|"
                         r"exs?|hs|ml|scala|cs|dart|nim|jl)$")
 
@@ -228,7 +228,7 @@ def is_recipe(command: str, cwd: str | None) -> bool:
     if triage.command_kind(command) is None:
         return False
     words = words_of(command, last=True)
-    if len(words) > 1 and all(w in _INFO_FLAGS for w in words[1:]):
+    if len(words) > 1 and all(w in INFO_FLAGS for w in words[1:]):
         return False
     if not any(_does_work(segment) for segment in shell.segments(command)):
         return False  # `bazel aquery …`, `cargo tree`: a look at the build, not a recipe

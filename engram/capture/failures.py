@@ -108,9 +108,15 @@ def _telling(output: str, patterns: list[re.Pattern[str]]) -> str:
     text = _prepared(output)
     trace = list(_TRACEBACK_RE.finditer(text))
     if trace:
-        tail = text[trace[-1].end():]
-        for line in reversed(tail.splitlines()):
+        tail = text[trace[-1].end():].splitlines()
+        for number in range(len(tail) - 1, -1, -1):
+            line = tail[number]
             if re.match(r"^[\w.]*(Error|Exception|Exit|Interrupt)\b", line.strip()):
+                # a message that goes on indented on the next line ("… returned 500)\n
+                # Code: 252. DB::Exception: Too many parts …") says what went wrong
+                more = tail[number + 1].strip() if number + 1 < len(tail) else ""
+                if more and tail[number + 1][:1].isspace() and not more.startswith("File "):
+                    return _clean(f"{line.strip()} {more}")
                 return _clean(line.strip())
     for pattern in patterns:
         for match in pattern.finditer(text):

@@ -16,6 +16,7 @@ import re
 from ..hooks import triage
 from . import lexicon, shell
 from .commands import (
+    INFO_FLAGS,
     SCRATCH_RE,
     Streak,
     display_command,
@@ -178,6 +179,9 @@ def unavailable(x: Extractor) -> None:
         if any(e.tool is not None and e.tool.name == "Bash" and e.tool.command == call.command
                and run_outcome(e.tool) is True for e in x.events[index + 1:]):
             continue  # it ran in the end: a hiccup, not a missing road
+        words = words_of(call.command or "")
+        if len(words) > 1 and all(w in INFO_FLAGS for w in words[1:]):
+            continue  # `clickhouse-benchmark --help`: looking whether a tool is there
         after = [e.text for e in x.events[index + 1:index + 5] if e.kind == "text"][:1]
         why = first_sentences(after[0], 240) if after else ""
         command = display_command(call.command or "")
