@@ -148,6 +148,9 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
      "500)\n Code: 252. DB::Exception: Too many parts (3001). (TOO_MANY_PARTS)\n",
      "clickhouse_connect.driver.exceptions.DatabaseError: HTTPDriver returned response code "
      "500) Code: 252. DB::Exception: Too many parts"),
+    ("clicked it and the console says\n\nUnhandled Promise Rejection: updater.check not "
+     "allowed. Permissions associated with this command: updater:default",
+     "Unhandled Promise Rejection: updater.check not allowed"),
     # pyright: the diagnostic, not the file heading it
     ("/home/dev/shop/app/convert.py\n  /home/dev/shop/app/convert.py:184:17 - error: Type of "
      "\"text_value\" is unknown (reportUnknownVariableType)\n1 error, 0 warnings",
@@ -986,6 +989,9 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("Unhandled Promise Rejection: updater.check not allowed. Permissions associated with "
      "this command: updater:default", None),
     ("제가 Tauri 2는 처음이라 어떻게 돌아가는 건지도 같이 설명해 주시면 좋겠어요.", None),
+    ("아 맞다, 팀장님이 키 파일은 무조건 1Password에만 두라고 하셨어요.", "constraint"),
+    ("로컬 디스크에도 남기지 말라고요", "constraint"),
+    ("민수님이 내일 오신다고 했어요", None),
     ("if you think that's enough, go ahead", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):

@@ -50,6 +50,9 @@ _PATTERNS: list[re.Pattern[str]] = [
     # black's and ruff's "would reformat src/app.py"
     re.compile(r"^(?:\[warn\]\s*)?(?P<m>Code style issues .+|[Ww]ould reformat .+)$",
                re.MULTILINE),
+    # a browser's or a webview's console: "Unhandled Promise Rejection: updater.check not …"
+    re.compile(r"^\s*(?P<m>(?:Unhandled|Uncaught) (?:Promise )?(?:Rejection|Exception|\w*Error)\b"
+               r".*)$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>(?:AssertionError|Expected|expected).{4,})$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>[\w.$]*(?:Error|Exception|Failure)\b(?::.*)?)$", re.MULTILINE),
     re.compile(r"^\s*(?P<m>(?:fatal|error|ERROR|Error|npm ERR!|FAIL|BUILD FAILED)\b:?.*\S)$",

@@ -61,7 +61,7 @@ HANDOFF_RE = re.compile(_words(
     r"问问", r"问一下", r"得问", r"要问", r"去问", r"问[老小阿][\u4e00-\u9fff]", r"由\S{1,8}决定",
     r"\S{1,6}说了算",
     r"に聞(いて|く|かない)", r"に確認(して|する|しない)", r"に相談", r"が決める",
-    r"에게 물어", r"한테 물어",
+    r"에게 물어", r"한테 물어", r"(께|에게|한테) (여쭤|여쭈|물어)",
     r"\b(za|s)?pyta(m|my|ć|j)? \w+", r"\bpyta \w+", r"\bvraag (het )?(aan )?\w+",
     r"\bvragen aan\b", r"\b(navragen|nagaan) bij\b",
     r"\bi'll (bring|raise) (it|this|that) (up )?(on|at|in|with|friday|monday|tomorrow)\b",

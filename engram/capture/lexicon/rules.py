@@ -254,6 +254,8 @@ _OBLIGATION = _words(
     r"zmieniaj|commituj|pushuj|usuwaj)\w*", r"\bnie wolno\b", r"\bmusi(sz|my)?\b", r"\bzakaz",
     r"마세요", r"말아 ?주세요", r"하지 ?마", r"쓰지 ?마", r"안 ?됩니다", r"금지", r"반드시",
     r"해야 ?(한다|합니다|해요)", r"고정해", r"돼야", r"되어야",
+    # a rule passed on: "팀장님이 키 파일은 무조건 1Password에만 두라고 하셨어요", "남기지 말라고요"
+    r"무조건", r"지 ?말라고", r"[가-힣]+(으)?라고 (하셨|했|하더라|그러셨)",
     # what others rely on: "bitte 429 mit Retry-After – darauf verlassen sich die SDKs"
     r"\b(rel(y|ies)|depend(s)?) on (it|this|that)\b", r"\b(darauf|drauf) verlass",
     r"\bverlass\w* sich (darauf|drauf)\b", r"\b(en|y) dépend(ent)?\b",
