@@ -2304,6 +2304,11 @@ def test_a_change_taken_back_with_the_lines_around_it_or_by_a_multi_edit_is_a_re
     ("gh api repos/acme/shop/pulls --jq '.[].title'", True),
     ("gh api -X POST repos/acme/shop/issues -f title=x", False),
     ("git ls-remote https://github.com/actions/checkout v4.2.2", True),
+    ("glab api projects/42/pipelines | jq '.[0].source'", True),
+    ("gh pr view 12", True),
+    ("glab ci list", True),
+    ("gh pr create --fill", False),
+    ("glab mr merge 12", False),
 ])
 def test_looking_things_up_in_a_loop_or_through_an_api_read_is_read_only(command, read_only):
     from engram.capture.commands import is_read_only

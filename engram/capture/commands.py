@@ -109,10 +109,16 @@ def is_read_only(command: str) -> bool:
     if program == "git":
         sub = next((w for w in words[1:] if not w.startswith("-")), "")
         return sub in _GIT_READ_ONLY
-    if program == "gh" and words[1:2] == ["api"]:  # a GET unless told otherwise
+    if program in ("gh", "glab") and words[1:2] == ["api"]:  # a GET unless told otherwise
         return not any(w in ("-X", "--method", "-f", "-F", "--field", "--raw-field", "--input")
                        or w.startswith(("-X", "--method=")) for w in words[2:])
+    if program in ("gh", "glab") and any(w in _FORGE_LOOKS for w in words[2:3]):
+        return True  # `gh pr view 12`, `glab ci list`: looking at the forge
     return program in _READ_ONLY
+
+
+# What `gh` / `glab` subcommands only show: `gh run list`, `glab mr view 12`, `gh pr checks`.
+_FORGE_LOOKS = frozenset({"view", "list", "status", "diff", "checks", "log", "watch", "trace"})
 
 
 _SHELL_KEYWORDS = frozenset({"for", "while", "until", "do", "done", "if", "then", "else", "fi"})
