@@ -2520,6 +2520,25 @@ def test_a_pasted_error_keeps_its_own_cause_not_a_test_the_fix_broke_on_the_way(
     assert not found(extraction, "failed_attempt")  # looking whether a tool is there
 
 
+def test_an_approach_given_up_names_the_change_it_gives_up():
+    session = (
+        Session().prompt("карточка висит 30 секунд, когда pricing тормозит")
+        .edit("internal/inventory/server.go", "context.Background()", "ctx")
+        .tool("Edit", {"file_path": f"{CWD}/proto/inventory/v1/inventory.proto",
+                       "old_string": "  int64 price = 3;",
+                       "new_string": "  int64 price_cents = 3;"},
+              {"filePath": f"{CWD}/proto/inventory/v1/inventory.proto"},
+              content="The file has been updated successfully.")
+        .bash("buf breaking --against '.git#branch=main'", "inventory.proto:8:3:Field \"3\" "
+              "with name \"price_cents\" changed option \"json_name\"", failed=True)
+        .say("buf breaking против переименования: для мобильных клиентов это другое имя поля "
+             "в сгенерированном коде и другой ключ в JSON. Переименование откатываю — `price` "
+             "остаётся как есть.")
+    )
+    [attempt] = found(session.extract(), "failed_attempt")
+    assert "price_cents" in attempt and "context.Background" not in attempt
+
+
 def test_a_no_that_answers_the_assistants_question_is_no_failed_attempt():
     session = (
         Session().prompt("le test devis est rouge en CI")

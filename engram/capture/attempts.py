@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from . import lexicon
+from .changes import change_gist
 from .commands import run_outcome
 from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, named_in
 from .finding import MAX_FIX_CHARS, Finding
@@ -93,9 +94,16 @@ def abandoned(x: Extractor) -> None:
                 if any(s <= event.position <= e for s, e in x.revert_windows):
                     break  # the revert tells it already
                 # with what it gives up and why: the sentences that lead to it
-                told = " ".join(said[max(0, number - 2):number + 1])
-                x.add(Finding("failed_attempt", shorten(told, 400), "abandoned",
-                              at=event.at, importance=0.5))
+                told = shorten(" ".join(said[max(0, number - 2):number + 1]), 400)
+                # and what the change given up was, which the words may not name
+                edit = next((e.tool for e in reversed(x.events[:event.position])
+                             if e.tool is not None and e.tool.name in EDIT_TOOLS
+                             and e.tool.failed is False), None)
+                gist = change_gist(edit) if edit is not None else ""
+                if gist and gist not in told:
+                    told = f"{told} (change: {gist})"
+                x.add(Finding("failed_attempt", told, "abandoned", at=event.at,
+                              importance=0.5))
                 found += 1
                 break
 
