@@ -2539,6 +2539,27 @@ def test_an_approach_given_up_names_the_change_it_gives_up():
     assert "price_cents" in attempt and "context.Background" not in attempt
 
 
+def test_a_change_the_person_says_must_go_is_a_failed_attempt_with_their_reason():
+    session = (
+        Session().prompt("die Artikelliste crasht nach dispose, kannst du das fixen?")
+        .say("Ich probiere zuerst, die Liste am Leben zu halten, dann gibt es kein dispose "
+             "mehr mitten im Request:")
+        .edit("lib/product_list_provider.dart", "build() => _fetch();",
+              "build() {\n  ref.keepAlive();\n  return _fetch();\n}")
+        .prompt("keepAlive auf der artikelliste hatten wir schon mal: nach logout + login mit "
+                "anderem mandanten stehen dann die artikel vom alten mandanten drin. das muss "
+                "raus")
+        .edit("lib/product_list_provider.dart", "build() {\n  ref.keepAlive();\n  return "
+              "_fetch();\n}", "build() => _fetch();")
+        .say("Erledigt:\n- Crash nach schnellem Zurück: der Request hängt an einem "
+             "`CancelToken`, das in `ref.onDispose` abgebrochen wird, kein `keepAlive`.")
+    )
+    extraction = session.extract()
+    [attempt] = found(extraction, "failed_attempt")
+    assert "keepAlive" in attempt and "mandanten" in attempt
+    assert any(d.startswith("Crash nach schnellem Zurück") for d in found(extraction, "decision"))
+
+
 def test_a_no_that_answers_the_assistants_question_is_no_failed_attempt():
     session = (
         Session().prompt("le test devis est rouge en CI")

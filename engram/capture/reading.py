@@ -426,7 +426,10 @@ _GENERIC_HEADING_RE = re.compile(
     r"i changed)|done|"
     r"results?|overview|details|notes?|implementation( details)?|files?( \w+)?|"
     r"key (changes|features|points)|features?( implemented| added)?|updates?|fixes|fixed|"
-    r"completed|complete|changes summary|here's what.*|what'?s (new|next)|in short)\W*$",
+    r"completed|complete|changes summary|here's what.*|what'?s (new|next)|in short|"
+    r"erledigt|fertig|zusammenfassung|änderungen|terminé|résumé|fait|hecho|listo|resumen|"
+    r"cambios|feito|pronto|resumo|mudanças|готово|сделано|итог|изменения|完成|总结|改动|"
+    r"完了|まとめ|変更点|완료|요약|변경 사항)\W*$",
     re.IGNORECASE)
 
 

@@ -111,7 +111,17 @@ def revert(x: Extractor, path: str, first: int, undo: int, *, replaced: bool = F
     ):  # rewritten after some failure: a try given up only if the error named what it
         return  # added and the rewrite took that out ("Property '$use' does not exist")
     told = insight_passage(why_texts, 240)[0] or gist_of(why_texts)
-    why = told or next((e for e in errors if e), "")
+    # the person asking for it to go, with their reason ("keepAlive hatten wir schon mal: …
+    # das muss raus")
+    asked = ""
+    for event in x.events[first:undo + 1]:
+        said = lexicon.sentences(event.prose) if event.kind == "prompt" else []
+        at_verdict = next((n for n, s in enumerate(said) if lexicon.DID_NOT_WORK_RE.search(s)),
+                          None)
+        if at_verdict is not None:
+            asked = shorten(" ".join(said[max(0, at_verdict - 2):at_verdict + 1]), 300)
+            break
+    why = told or asked or next((e for e in errors if e), "")
     said = [e.text for e in x.events[first:undo] if e.kind == "text"]
     verdict = next((t for t in reversed(said) if lexicon.ABANDON_RE.search(t)
                     or lexicon.DID_NOT_WORK_RE.search(t)), "")

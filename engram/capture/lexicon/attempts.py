@@ -53,6 +53,11 @@ DID_NOT_WORK_RE = re.compile(_words(
     r"\bstill (no|not|nothing)\b", r"\bsigue (sin|igual)\b", r"\bcontinua (sem|igual)\b",
     r"\btoujours pas\b", r"\bimmer noch (nicht|kein)", r"(всё|все) (ещё|еще) не\b", r"还是没",
     r"\bsame (error|problem|issue)\b",
+    # a change to take out: "das muss raus", "that has to go", "убери это"
+    r"\b(das|dies|es|that|this|it) (muss|has to|must|needs to) (wieder )?(raus|go)\b",
+    r"\bnimm (das|es|ihn|sie) (wieder )?raus\b", r"\btake (it|that|this) (back )?out\b",
+    r"\benlève[- ](le|la|ça)\b", r"\bquita(lo|la)? (eso|esto)\b", r"\btira isso\b",
+    r"\bубери (это|его|её)\b",
     r"\bthat broke\b", r"\bmade it worse\b", r"\brevert (it|that|this)\b", r"\bundo (it|that)\b",
     r"не работает", r"не помогло", r"всё ещё (падает|не)", r"та же ошибка", r"откати",
     r"funktioniert (immer noch )?nicht", r"hat nicht geholfen", r"gleiche fehler",

@@ -50,6 +50,8 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\by no (con|por|en|un|una|el|la|los|las|solo|sólo)\b",
     r"\be não (com|por|em|um|uma|o|a|os|as|só)\b", r", (não|no) (a|o|el|la|um|uma|un|una) \w+",
     r", (nicht|kein) (der|die|das|ein|eine) \w+", r"[，,]\s?不(用|直接|再)", r"のはやめ",
+    # a named thing not used: "… in `ref.onDispose` abgebrochen, kein `keepAlive`"
+    r", (not|no|nicht|kein|keine|keinen|pas de|sin|sem|не|без) `[^`]+`",
     # "(kein merge, weil …)": the road not taken, in parentheses
     r"\((kein|keine|pas de|pas|sin|sem|не|没有|非)\s?[^)]{2,60}\)",
     r"вместо", r"а не\b", r"\bstatt\b", r"anstatt", r"\bnicht \S+, sondern\b",
