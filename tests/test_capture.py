@@ -2874,6 +2874,9 @@ def test_the_users_verdict_keeping_a_change_with_its_reason_is_a_decision():
     ("die suche hat glaub ich den gleichen bug, mach ich nächste woche", "gleichen bug"),
     ("the search page probably has the same bug, I'll look at it tomorrow", "same bug"),
     ("la recherche a sans doute le même bug, je regarde ça demain", "même bug"),
+    ("супер. в понеділок сама оновлю кіоск.", "оновлю кіоск"),
+    ("someone should pin the CI's Playwright image to the package version", "pin the CI"),
+    ("et quelqu'un devrait épingler la version de l'image playwright dans la CI", "épingler"),
 ])
 def test_work_the_user_names_for_a_later_day_is_a_todo(last_words, words):
     session = (
@@ -2885,6 +2888,19 @@ def test_work_the_user_names_for_a_later_day_is_a_todo(last_words, words):
         .say("Noted.")
     )
     assert any(words in todo for todo in found(session.extract(), "todo"))
+
+
+def test_a_question_the_user_will_ask_someone_in_ukrainian_is_open():
+    session = (
+        Session().prompt("гра гальмує з третього рівня, треба стабільні 30 fps")
+        .edit("src/terrain.lua")
+        .bash("busted", "12 successes / 0 failures")
+        .say("30 fps стабільно.")
+        .prompt("і ще не знаю, чи Пі 3 потягне звук копання поверх цього — Остап робив звук, "
+                "спитаю його, скільки там каналів")
+        .say("Добре.")
+    )
+    assert any("Остап" in q for q in found(session.extract(), "open_question"))
 
 
 def test_not_knowing_said_aloud_is_no_rule_and_a_request_that_stopped_working_is_a_problem():

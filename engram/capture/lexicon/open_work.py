@@ -57,6 +57,7 @@ HANDOFF_RE = re.compile(_words(
     r"\bperguntar (a|ao|à|pro|pra)\b", r"\bpergunta (a|ao|à|pro|pra)\b", r"\bver com (o|a)\b",
     r"\bquem decide\b", r"\bchiedere a\b", r"\bchiedi a\b", r"\bdecide \w+\b(?= e| \.)",
     r"\bспрос(и|ить|им|ите|ю)\b(?!,? (меня|если|сначала|перед|прежде))", r"\bспрошу\b",
+    r"\b(за)?спита(ю|є|ємо|йте|ти)\b(?!,? (мене|якщо|спочатку))",  # uk
     r"\bуточн(ю|ить|и|им) у\b", r"\bрешает \w+",
     r"问问", r"问一下", r"得问", r"要问", r"去问", r"问[老小阿][\u4e00-\u9fff]", r"由\S{1,8}决定",
     r"\S{1,6}说了算",
@@ -133,6 +134,9 @@ LATER_WORK_RE = re.compile(_words(
     r"\bhasta el (lunes|martes|miércoles|jueves|viernes)\b",
     r"\baté (segunda|terça|quarta|quinta|sexta)\b",
     r"\bдо (понедельника|вторника|среды|четверга|пятницы)\b",
+    # uk: "в понеділок сама оновлю кіоск", "наступного тижня", "завтра" (above)
+    r"\b(в|у|до) (понеділок|понеділка|вівторок|середу|четвер|п'ятницю)\b",
+    r"\bнаступного тижня\b",
 ), re.IGNORECASE)
 # A request to leave something for later: a todo in the user's own words.
 DEFER_RE = re.compile(_words(
