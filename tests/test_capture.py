@@ -2890,6 +2890,23 @@ def test_work_the_user_names_for_a_later_day_is_a_todo(last_words, words):
     assert any(words in todo for todo in found(session.extract(), "todo"))
 
 
+def test_suspects_announced_and_a_try_told_and_taken_back_in_ukrainian():
+    session = (
+        Session().prompt("гра гальмує з третього рівня: 12-15 fps, а треба стабільні 30")
+        .say("Дві підозри одразу видно в `Terrain:draw`:\n1. `love.graphics.newQuad` на "
+             "кожну клітинку **щокадру**: сміття, і на Pi 3 збирач сміття дає ривки.\n2. "
+             "Кожна клітинка — окремий `love.graphics.draw`.")
+        .edit("src/terrain.lua")
+        .say("Ще спробував вимкнути vsync (`t.window.vsync = 0`), — з'явився розрив кадру, а "
+             "fps майже не змінився (15,1), тож повернув `vsync = 1`.")
+        .edit("conf.lua", "t.window.vsync = 0", "t.window.vsync = 1")
+        .bash("busted spec/", "12 successes / 0 failures")
+    )
+    extraction = session.extract()
+    assert any("newQuad" in b for b in found(extraction, "bug_note"))
+    assert any("vsync" in a for a in found(extraction, "failed_attempt"))
+
+
 def test_a_question_the_user_will_ask_someone_in_ukrainian_is_open():
     session = (
         Session().prompt("гра гальмує з третього рівня, треба стабільні 30 fps")

@@ -112,6 +112,9 @@ DROPPED_RE = re.compile(_words(
     r"\b(gave|give) up on\b", r"\bdropped (it|that|this|the idea)\b", r"\bruled out\b",
     r"сначала (пробовал|хотел|попробовал)", r"\bхотел (взять|сделать|использовать)\b",
     r"\bпопутно пробовал\b", r"\bотпал\w*\b", r"\bотказался\b", r"\bне подош(ёл|ел|ла|ло)\b",
+    # uk: "ще спробував вимкнути vsync … тож повернув vsync = 1"
+    r"\bспробува(в|ла)\b[^.!?]{3,160}\b(повернув|повернула|відкотив|відкотила|прибрав)\b",
+    r"\bвідмовив(ся|лася)\b",
     r"\b(zuerst|erst|anfangs|ursprünglich) (hatte ich|habe ich|wollte ich|versucht|probiert)\b",
     r"\bangefangen hatte ich\b", r"\bverworfen\b", r"\bausprobiert\b",
     r"\bfällt\b[^.!?]{0,30}\baus\b",
@@ -144,6 +147,7 @@ NO_EFFECT_RE = re.compile(_words(
     r"hat nichts (gebracht|geändert)", r"keinen unterschied", r"no ayudó", r"no cambió nada",
     r"no hizo (ninguna )?diferencia", r"não ajudou", r"não mudou nada", r"não fez diferença",
     r"не помогло", r"ничего не (изменило|дало)", r"без изменений", r"non ha aiutato",
+    r"майже не змінив\w*", r"не допомогл\w*",  # uk
     r"non è cambiato nulla", r"nie pomogło", r"nic nie zmieniło", r"hielp niet",
     r"maakte geen verschil", r"işe yaramadı", r"fark etmedi", r"没(有)?(帮助|效果)",
     r"没(有)?用(处)?(?=[。，！,.!]|$)",

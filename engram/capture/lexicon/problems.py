@@ -83,6 +83,8 @@ DIAGNOSIS_RE = re.compile(_words(
     r"\b(dos|tres|varios) (problemas|bugs|errores)\b", r"\bel (problema|bug|error) (es|está|"
     r"viene)\b", r"\b(dois|três|vários) (problemas|bugs|erros)\b", r"\bo (problema|bug|erro) "
     r"(é|está|vem)\b", r"\b(две|три|несколько) (проблемы|ошибки|бага)\b", r"\bпроблема в\b",
+    r"\b(дві|три|кілька) (проблеми|помилки|підозри)\b", r"\bпричина в\b",  # uk
+    r"\b(two|three) (suspects|suspicions|culprits)\b",
     r"\b(due|tre) (problemi|bug)\b", r"\bil problema è\b", r"(两|三|几)个(问题|bug|坑)",
     r"问题(是|在于|出在)", r"(二つ|2つ|三つ|3つ)の(問題|バグ)", r"問題は", r"문제는",
     r"(두|세) (가지 )?문제",
