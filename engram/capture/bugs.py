@@ -28,6 +28,7 @@ from .reading import (
     shorten,
     summary_fixes,
     text_weight,
+    unemphasised,
 )
 from .transcript import Event
 
@@ -125,7 +126,7 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
                 cause, score = found, 2
             if score < 2:  # unexplained, and the first try taken back: what the fix
                 cause = (lasting_change(x, turns, turns.index(turn))  # rests on
-                         or diagnosis(x, turn))
+                         or found)
             if not cause:
                 continue
         files = turn.files(x)
@@ -282,7 +283,7 @@ def review_findings(x: Extractor, turns: list[Turn]) -> None:
                 heading = label.group(1) if label else line
                 skipping = open_heading(heading) or bool(QUESTION_WORD_RE.search(heading))
             continue
-        text = re.sub(r"\*\*|__", "", item.group(1)).strip()
+        text = unemphasised(item.group(1)).strip()
         if skipping or text_weight(text) < 40 or text.endswith(("?", "？")) or (
             lexicon.OFFER_RE.search(text)
         ) or found >= 6:
@@ -325,7 +326,7 @@ def _lists_of(text: str) -> list[tuple[str, list[str]]]:
     for line in text.splitlines():
         item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", line)
         if item:
-            items.append(re.sub(r"\*\*|__", "", item.group(1)).strip())
+            items.append(unemphasised(item.group(1)).strip())
         elif line.strip():
             if items:
                 found.append((intro, items))

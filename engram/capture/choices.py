@@ -23,6 +23,7 @@ from .reading import (
     rules_in,
     shorten,
     text_weight,
+    unemphasised,
 )
 from .transcript import ToolCall
 
@@ -170,7 +171,7 @@ def named_options(x: Extractor, turns: list[Turn]) -> None:
             continue
         options: dict[str, str] = {}
         for match in _NAMED_OPTION_RE.finditer(closing.text):
-            text = re.sub(r"\*\*|__", "", match.group(2)).strip(" *_:—–-")
+            text = unemphasised(match.group(2)).strip(" *_:—–-")
             # the command that carries it out, when a code block follows the heading
             shown = re.match(r"\s*```[\w-]*\n([^\n`]{3,160})\n", closing.text[match.end():])
             if shown:
@@ -193,10 +194,10 @@ def named_options(x: Extractor, turns: list[Turn]) -> None:
         content = options[label] + (f" — {reasons[0]}" if reasons else "")
         content = shorten(f"{content} (option {label}, chosen: {shorten(reply, 120)})",
                           MAX_REASON_CHARS)
-        said = next((f for f in x.findings if f.origin == "chosen"
+        told = next((f for f in x.findings if f.origin == "chosen"
                      and f.anchor == prompt.position), None)
-        if said is not None:  # "let's go with option B": the choice, told with what B is
-            said.content = content
+        if told is not None:  # "let's go with option B": the choice, told with what B is
+            told.content = content
             continue
         x.add(Finding("decision", content, "named", at=prompt.at, importance=0.6,
                       anchor=prompt.position))

@@ -112,7 +112,7 @@ def is_read_only(command: str) -> bool:
     if program in ("gh", "glab") and words[1:2] == ["api"]:  # a GET unless told otherwise
         return not any(w in ("-X", "--method", "-f", "-F", "--field", "--raw-field", "--input")
                        or w.startswith(("-X", "--method=")) for w in words[2:])
-    if program in ("gh", "glab") and any(w in _FORGE_LOOKS for w in words[2:3]):
+    if program in ("gh", "glab") and len(words) > 2 and words[2] in _FORGE_LOOKS:
         return True  # `gh pr view 12`, `glab ci list`: looking at the forge
     return program in _READ_ONLY
 
@@ -214,9 +214,14 @@ def verdict_hidden(command: str, output: object) -> bool:
         not triage.shows_pass(output))
 
 
-INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})
+_INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})
 _SCRIPT_RE = re.compile(r"\.(py|sh|js|mjs|cjs|ts|rb|pl|php|zig|go|rs|c|cc|cpp|java|kt|swift|lua|"
                         r"exs?|hs|ml|scala|cs|dart|nim|jl)$")
+
+
+def asks_for_info(words: list[str]) -> bool:
+    """`node --version`, `clickhouse-benchmark --help`: a look at a tool, nothing run."""
+    return len(words) > 1 and all(w in _INFO_FLAGS for w in words[1:])
 
 
 def _does_work(segment: list[str]) -> bool:
@@ -233,8 +238,7 @@ def is_recipe(command: str, cwd: str | None) -> bool:
     plugin's, a scratch file in /tmp)."""
     if triage.command_kind(command) is None:
         return False
-    words = words_of(command, last=True)
-    if len(words) > 1 and all(w in INFO_FLAGS for w in words[1:]):
+    if asks_for_info(words_of(command, last=True)):
         return False
     if not any(_does_work(segment) for segment in shell.segments(command)):
         return False  # `bazel aquery …`, `cargo tree`: a look at the build, not a recipe

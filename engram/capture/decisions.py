@@ -31,6 +31,7 @@ from .reading import (
     reasoning,
     shorten,
     text_weight,
+    unemphasised,
     unmarked,
 )
 from .transcript import ToolCall
@@ -133,6 +134,7 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                   if t.worked and (closing := t.closing()) is not None), None)
     if final is not None and edited and final.position not in seen:
         settled = done_part(final.text)
+        plain = unemphasised(settled)  # where each kept line's heading is looked up
         for sentence in lexicon.sentences(settled):
             # neither an offer to do more ("…, or would you prefer …?") nor a table's row
             label = re.match(r"^\W*([^:：]{2,40})[:：]", sentence)
@@ -148,7 +150,7 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
             if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
                 candidates.append((score, Finding(
-                    "decision", shorten(_under_heading(settled, sentence), MAX_REASON_CHARS),
+                    "decision", shorten(_under_heading(plain, sentence), MAX_REASON_CHARS),
                     "wrap-up", at=final.at, files=[], importance=0.6,
                     anchor=final.position)))
         for item in design_items(settled):
@@ -157,17 +159,17 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                               at=final.at, importance=0.55, anchor=final.position))
                 continue
             candidates.append((1, Finding(
-                "decision", shorten(_under_heading(settled, item), MAX_REASON_CHARS),
+                "decision", shorten(_under_heading(plain, item), MAX_REASON_CHARS),
                 "wrap-up", at=final.at, files=[], importance=0.55, anchor=final.position)))
     _keep_best(x, candidates)
 
 
-def _under_heading(text: str, part: str) -> str:
+def _under_heading(plain: str, part: str) -> str:
     """A wrap-up's sentence or item said whole: without its Markdown marks, and with the
-    heading it sits under when that names what it is about ("GitHub Action: Trigger: now
-    runs on all pushes")."""
+    heading it sits under in the wrap-up's `plain` (unemphasised) text when that names what
+    it is about ("GitHub Action: Trigger: now runs on all pushes")."""
     said = unmarked(part)
-    heading = heading_before(re.sub(r"\*\*|__", "", text), said)
+    heading = heading_before(plain, said)
     return f"{heading}: {said}" if heading and heading.lower() not in said.lower() else said
 
 

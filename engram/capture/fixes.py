@@ -16,9 +16,9 @@ import re
 from ..hooks import triage
 from . import lexicon, shell
 from .commands import (
-    INFO_FLAGS,
     SCRATCH_RE,
     Streak,
+    asks_for_info,
     display_command,
     family,
     is_housekeeping,
@@ -179,8 +179,7 @@ def unavailable(x: Extractor) -> None:
         if any(e.tool is not None and e.tool.name == "Bash" and e.tool.command == call.command
                and run_outcome(e.tool) is True for e in x.events[index + 1:]):
             continue  # it ran in the end: a hiccup, not a missing road
-        words = words_of(call.command or "")
-        if len(words) > 1 and all(w in INFO_FLAGS for w in words[1:]):
+        if asks_for_info(words_of(call.command or "")):
             continue  # `clickhouse-benchmark --help`: looking whether a tool is there
         after = [e.text for e in x.events[index + 1:index + 5] if e.kind == "text"][:1]
         why = first_sentences(after[0], 240) if after else ""

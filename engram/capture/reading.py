@@ -358,7 +358,7 @@ def design_items(text: str) -> list[str]:
             continue
         if checking:
             continue
-        line = re.sub(r"\*\*|__", "", item.group(1)).strip().strip("*_ ")
+        line = unemphasised(item.group(1)).strip().strip("*_ ")
         if not 40 <= len(line) <= 300 or _VERIFICATION_RE.search(line) or line.endswith(
             ("?", "？")
         ):
@@ -380,7 +380,7 @@ def text_weight(text: str) -> int:
 def list_items(text: str) -> list[str]:
     """The items of a text laid out as a list of two or more ("1. **Race**: …"), each with
     its emphasis marks dropped; [] for prose."""
-    items = [re.sub(r"\*\*|__", "", m.group(1)).strip() for m in re.finditer(
+    items = [unemphasised(m.group(1)).strip() for m in re.finditer(
         r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", text, re.MULTILINE)]
     return items if len(items) >= 2 else []
 
@@ -456,10 +456,14 @@ def heading_before(text: str, part: str) -> str:
     return ""
 
 
+def unemphasised(text: str) -> str:
+    """Text without Markdown's bold marks (`**x**`, `__x__`)."""
+    return re.sub(r"\*\*|__", "", text)
+
+
 def unmarked(text: str) -> str:
     """A wrap-up's line without its Markdown emphasis and leading list marks."""
-    text = re.sub(r"\*\*|__", "", text)
-    return re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", text).strip()
+    return re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", unemphasised(text)).strip()
 
 
 def is_heading(line: str) -> bool:
@@ -630,16 +634,16 @@ def plan_decisions(plan: str) -> list[tuple[str, str]]:
             continue
         item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)$", raw)
         if in_decisions and item:
-            line = re.sub(r"\*\*|__", "", item.group(1)).strip()
+            line = unemphasised(item.group(1)).strip()
             if len(line) >= 30 and insight_score(line) >= 1:
                 pairs.append(("", line))
             continue
-        found = _PLAN_LABEL_RE.match(re.sub(r"\*\*|__", "", raw).strip())
+        found = _PLAN_LABEL_RE.match(unemphasised(raw).strip())
         if not found or not found.group("text").strip():
             # A step that names the road not taken ("shell.nix는 삭제하지 않고 flake-compat으로
             # 위임"), or a paragraph arguing a choice ("Sin DEFAULT: … Mejor fallar en el
             # INSERT que eso."): the plan's reasoned choices.
-            line = re.sub(r"\*\*|__", "", item.group(1) if item else raw).strip()
+            line = unemphasised(item.group(1) if item else raw).strip()
             labelled = not item and re.match(r"^[^:：]{2,40}[:：]\s", line)
             if text_weight(line) >= 40 and (insight_score(line) >= 2 or (
                     labelled and insight_score(line) >= 1)):
@@ -710,7 +714,7 @@ def summary_fixes(summary: str) -> list[tuple[str, str]]:
             items[-1] += " " + line.strip().lstrip("-*• ")
     found = []
     for item in items:
-        plain = re.sub(r"\*\*|__", "", item).strip()
+        plain = unemphasised(item).strip()
         head, _, body = plain.partition(":")
         if not body.strip() or len(plain) < 40:
             continue

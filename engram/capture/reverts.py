@@ -115,11 +115,11 @@ def revert(x: Extractor, path: str, first: int, undo: int, *, replaced: bool = F
     # das muss raus")
     asked = ""
     for event in x.events[first:undo + 1]:
-        said = lexicon.sentences(event.prose) if event.kind == "prompt" else []
-        at_verdict = next((n for n, s in enumerate(said) if lexicon.DID_NOT_WORK_RE.search(s)),
+        parts = lexicon.sentences(event.prose) if event.kind == "prompt" else []
+        at_verdict = next((n for n, s in enumerate(parts) if lexicon.DID_NOT_WORK_RE.search(s)),
                           None)
         if at_verdict is not None:
-            asked = shorten(" ".join(said[max(0, at_verdict - 2):at_verdict + 1]), 300)
+            asked = shorten(" ".join(parts[max(0, at_verdict - 2):at_verdict + 1]), 300)
             break
     why = told or asked or next((e for e in errors if e), "")
     said = [e.text for e in x.events[first:undo] if e.kind == "text"]

@@ -312,15 +312,18 @@ class _Parser:
         self.chains: dict[str, _Parser] = {}  # a side chain's id -> its own parser
         self.chain_of: dict[str, str] = {}  # an entry's uuid -> its side chain's id
         self.queue: list[str] = []  # the person's messages waiting while the assistant works
+        self.asides: list[Event] = []  # those handed over mid-turn
 
     def add(self, kind: str, at: str | None, text: str = "", tool: ToolCall | None = None) -> None:
         events = self.session.events
         text = plain_apostrophes(text)
         if kind == "prompt":  # an aside sent again as a prompt of its own is that prompt
-            for event in events:
-                if event.kind == "aside" and event.text == text.strip():
-                    event.kind = "queued"
+            for aside in self.asides:
+                if aside.text == text.strip():
+                    aside.kind = "queued"
         events.append(Event(kind, len(events), at, text, tool))
+        if kind == "aside":
+            self.asides.append(events[-1])
 
     def side_chain(self, entry: dict[str, Any]) -> None:
         """A subagent's own conversation: a session of its own (its chain found by its
