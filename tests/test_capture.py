@@ -2023,6 +2023,19 @@ def test_a_final_wrap_ups_item_that_tells_a_fix_is_a_bug_note_not_a_decision():
     assert not any("main.py.oldscratch" in d for d in found(extraction, "decision"))
 
 
+def test_a_wrap_ups_line_that_only_introduces_what_follows_is_no_decision():
+    session = (
+        Session().prompt("the CLI still runs the old code after my edit")
+        .edit("pyproject.toml", "setuptools", "hatchling")
+        .say("Rebuilt.\n\nInstead of manually hunting for cached files, use:\n\n"
+             "```\nuv tool install --reinstall .\n```\n\nThe build backend is hatchling "
+             "instead of setuptools now, because uv's own tool installs expect it.")
+    )
+    decisions = found(session.extract(), "decision")
+    assert not any(d.endswith("use:") for d in decisions)
+    assert any("hatchling instead of setuptools" in d for d in decisions)
+
+
 def test_a_wrap_ups_decision_says_what_its_heading_names():
     session = (
         Session().prompt("add a GitHub Action for tests; wait, does it only run on main?")
@@ -3262,6 +3275,35 @@ def test_a_decision_the_whole_session_ranks_below_its_best_gives_way(tmp_path):
         assert result.archived == [early_id]
         assert service.get(early_id).status == "archived"
         assert service.get(kept_id).status == "active"  # edited since: theirs stands
+
+
+def test_an_earlier_wrap_ups_choices_give_way_to_the_last_wrap_ups_own(tmp_path):
+    """A turn's wrap-up restates or revises the one before: once the last wrap-up states
+    choices of its own, an earlier one's are archived (a long session would otherwise keep
+    every turn's last word); a last wrap-up that states none leaves them, and a pre-edit
+    reason is not a wrap-up's."""
+    from engram.capture.extract import Extraction, Finding
+
+    def wrap_up(text: str) -> Finding:
+        return Finding("decision", text, "wrap-up", importance=0.6)
+
+    first = wrap_up("Rates are cached in memory instead of Redis, since one worker runs it.")
+    reason = Finding("decision", "Cursor pagination instead of offsets, as rows arrive live.",
+                     "pre-edit", importance=0.6)
+    last = wrap_up("The cache now lives in Postgres instead of memory, so all pods agree.")
+
+    def run(service, state, findings):
+        extraction = Extraction(findings, None, [], None, False)
+        return apply(service, extraction, project="shop", session_id=SESSION, state=state)
+
+    with engram.open(tmp_path / "m.db", embedder="fake") as service:
+        state: dict[str, Any] = {}
+        first_id, reason_id = (m.id for m in run(service, state, [first, reason]).saved)
+        assert run(service, state, [reason]).archived == []  # the last word states no choice
+        assert run(service, state, [reason, last]).archived == [first_id]
+        assert service.get(first_id).status == "archived"
+        assert service.get(reason_id).status == "active"
+        assert [m.content for m in service.list(types=["decision"])].count(last.content) == 1
 
 
 def test_a_refusal_in_the_ide_with_words_is_the_persons_feedback_not_a_failure():

@@ -136,14 +136,16 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
         settled = done_part(final.text)
         plain = unemphasised(settled)  # where each kept line's heading is looked up
         for sentence in lexicon.sentences(settled):
-            # neither an offer to do more ("…, or would you prefer …?") nor a table's row
+            # neither an offer to do more ("…, or would you prefer …?"), nor what only
+            # introduces the lines below it ("Instead of hunting for files, use:"), nor a
+            # table's row
             label = re.match(r"^\W*([^:：]{2,40})[:：]", sentence)
             if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
                 _FIXED_ITEM_RE.match(unmarked(sentence))  # a fix told: its bug note's
             ) or (
                 lexicon.FIX_LABEL_RE.match(sentence)
             ) or (label and open_heading(label.group(1))) or (  # "Not done: …"
-                sentence.endswith(("?", "？"))) or sentence.startswith("|") or (
+                sentence.endswith(("?", "？", ":", "："))) or sentence.startswith("|") or (
                 lexicon.DIAGNOSIS_RE.search(sentence[:40])  # "The problem is that …": a
             ) or lexicon.OFFER_RE.search(sentence):  # cause; "if you'd rather …": an offer
                 continue

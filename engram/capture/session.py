@@ -100,16 +100,20 @@ def _retell(service: Any, memory_id: str, finding: Finding, written: dict[str, l
 
 def _retire_displaced(service: Any, extraction: Extraction, captured: dict[str, str],
                       written: dict[str, list[str]], result: CaptureResult) -> None:
-    """Archive the decisions an earlier call kept that the whole session now ranks below its
-    best (`MAX_DECISIONS` a session): otherwise a long session keeps the union of every
-    turn's best few. One someone has archived, deleted or edited since stands."""
+    """Archive the decisions an earlier call kept that the session has since replaced:
+    those ranked below its best (`MAX_DECISIONS` a session), and an earlier wrap-up's once
+    the last wrap-up states choices of its own (the design the session ended on; a turn's
+    wrap-up restates, or revises, the one before). Otherwise a long session keeps the union
+    of every turn's best few. One someone has archived, deleted or edited since stands."""
     ranked = [f for f in extraction.findings
               if f.type == "decision" and f.origin in RANKED_ORIGINS]
-    if len(ranked) < MAX_DECISIONS:
-        return  # nothing was crowded out: one no longer read (an earlier last word) stays
+    crowded = len(ranked) >= MAX_DECISIONS
+    restated = any(f.origin == "wrap-up" for f in ranked)
     now = {f.key for f in extraction.findings}
     for key in list(captured):
-        if key not in now and key.split(":", 1)[0] in RANKED_ORIGINS:
+        origin = key.split(":", 1)[0]
+        if key not in now and origin in RANKED_ORIGINS and (
+                crowded or (restated and origin == "wrap-up")):
             _archive_as_captured(service, key, captured, written, result, kind="decision")
 
 
