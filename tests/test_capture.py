@@ -1587,6 +1587,16 @@ def test_a_next_step_and_a_question_on_one_line_are_a_todo_and_an_open_question(
                      ("open_question", "is 7 days of history enough?")]
 
 
+def test_a_heading_that_asks_heads_its_answer_and_items_lose_their_bold_labels():
+    from engram.capture.reading import open_items
+
+    report = ("### **6. Which API has the missing comment?**\n\nThe comment described:\n"
+              "- **File:** `api/projects/route.ts`\n- **Lines:** +32 to +59\n\n"
+              "### Still open\n- **Owner:** ask Dana whether GraphQL threads are paginated")
+    assert open_items(report) == [
+        ("todo", "Owner: ask Dana whether GraphQL threads are paginated")]
+
+
 def test_noise_never_becomes_a_request_or_the_wrap_up():
     compact = {"parentUuid": None, "isSidechain": False, "type": "user", "cwd": CWD,
                "sessionId": SESSION, "isCompactSummary": True, "isVisibleInTranscriptOnly": True,
@@ -2807,6 +2817,11 @@ def test_a_wrap_up_names_work_left_in_everyday_words_in_many_languages(wrap_up, 
     "All 42 tests pass and the endpoint now returns 404 for unknown ids.",
     "Let me know if you want me to also update the changelog.",
     "Added a regression test that fails without the fix.",
+    # a check that the answer landed asks nothing about the project
+    "The tokens expire after 15 minutes; the refresh runs a minute before. Does that clear "
+    "things up?",
+    "La caché vive en Redis con un TTL de 5 minutos. ¿Está claro?",
+    "Der Cache lebt 5 Minuten in Redis. Ist das so verständlich?",
 ])
 def test_a_wrap_up_that_leaves_nothing_open_names_no_work(wrap_up):
     from engram.capture.reading import open_items

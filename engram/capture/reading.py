@@ -538,7 +538,10 @@ def open_items(text: str) -> list[tuple[str, str]]:
             question_section = False
             continue
         if heading:
-            in_section = open_heading(line, 6) and len(line) < 80
+            # a heading that asks ("### 6. Which API has the missing comment?") heads
+            # its answer, not what is left
+            in_section = open_heading(line, 6) and len(line) < 80 and not (
+                unemphasised(line).rstrip().endswith(("?", "？")))
             question_section = in_section and bool(QUESTION_WORD_RE.search(line))
             # "Would you like me to:", "Could you provide more details about:"
             offering = bool(lexicon.OFFER_RE.search(line) or (
@@ -546,7 +549,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
             continue
         if offering and bullet:
             continue  # each item an offer, or a question only the person can answer
-        item = (bullet.group(1) if bullet else line).strip().strip("*_ ")
+        item = (unemphasised(bullet.group(1)) if bullet else line).strip().strip("*_ ")
         if in_section and bullet:
             kind = "open_question" if question_section or item.endswith(("?", "？")) else "todo"
             found.append((kind, item))

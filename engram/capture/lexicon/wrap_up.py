@@ -186,9 +186,15 @@ TO_USER_RE = re.compile(
     r"\b(you|your|yourself|vous|votre|vos|tu|ton|ta|tes|du|dein\w*|dir|dich|Sie|Ihnen|Ihr\w*|"
     r"usted|ustedes|tú|te|você|vocês|voi|tuo|tua)\b|\b(ты|вы|вас|вам|тебе|тебя|ваш\w*|тво\w*)\b|"
     r"你|您|あなた|당신", re.IGNORECASE)
-# A question that offers help is not an open question about the project.
+# A question that offers help, or checks that an answer landed ("Does that clear things
+# up?"), is not an open question about the project.
 OFFER_RE = re.compile(
     r"^(continue|proceed|go ahead)\b[^.!?]*\?$|"
+    r"\b(does|did) (that|this|it) (clear \w+ up|make sense|help( you)?\?|answer your)|"
+    r"(\b(is|was) (that|this|it) (clear|helpful|what you (wanted|meant|needed))|\bmakes? sense|"
+    r"\bist das (so )?(klar|verständlich)|\bc'est (plus )?clair|\b(queda|quedó) (más )?claro|"
+    r"^¿?(está|ficou) (mais |más )?claro|^(теперь )?понятно|(明白|清楚)了吗|わかりましたか|"
+    r"伝わりましたか)\s*[?？]|"
     r"\b(would you like|(do you )?want me to|shall i|should i|let me know|can i help|"
     r"anything else|i can also|if you('d)? like|if you (ever )?want|happy to|"
     r"if you('d| would)? (rather|prefer)|say the word)\b|хотите|"
