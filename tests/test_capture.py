@@ -3348,6 +3348,12 @@ def test_a_refusal_in_the_ide_with_words_is_the_persons_feedback_not_a_failure()
         content=too_big)
     [call] = transcript.parse_entries(read.entries).tools
     assert not call.rejected and call.feedback is None  # Claude Code's words, not the person's
+    glob = "Glob patterns are not allowed in write operations. Please specify an exact file path."
+    write = Session().prompt("add the layout files").tool(
+        "Write", {"file_path": f"{CWD}/Sources/*.swift", "content": "x"}, f"Error: {glob}",
+        error=True, content=glob)
+    [call] = transcript.parse_entries(write.entries).tools
+    assert not call.rejected and call.feedback is None
 
 
 def test_a_log_pasted_into_a_prompt_is_not_the_persons_report():
@@ -3728,10 +3734,17 @@ def test_what_never_happens_and_a_pasted_log_line_are_no_rules():
                  "(node:73245) ExperimentalWarning: `--experimental-loader` may be removed in "
                  "the future; instead use `register()`:",
                  "This test succeeds when it should not - we never get the response from claude.",
-                 "Explain to me how to run the project, don't actually run"):
+                 "Explain to me how to run the project, don't actually run",
+                 # a symptom, and a terminal's framed output, are no rules either
+                 "the progress bar don't show the progress of the donations",
+                 "the filter buttons at the top don't work.",
+                 "│ │ ;; connection timed out; no servers could be reached │ │"):
         assert rule_type(said) is None, said
     assert rule_type("note everything touching the partner sftp goes through the sftp pool, "
                      "they block our IP above 3 connections") == "constraint"
+    for said in ("please don't show the password in the logs", "don't work on main directly",
+                 "we don't run migrations on Fridays"):
+        assert rule_type(said) == "constraint", said
 
 
 def test_work_interrupted_after_an_earlier_wrap_up_is_the_summarys_outcome():
@@ -4278,3 +4291,18 @@ def test_a_todo_comment_removed_is_code_not_work_left_and_tests_left_red_are_no_
 ])
 def test_from_today_on_is_lasting_and_loving_the_result_is_praise(said, kind):
     assert rule_type(said) == kind
+
+
+def test_each_listed_rule_is_its_own_and_keeps_no_bold_marks():
+    from engram.capture.reading import rules_in
+
+    spec = ("Constraints for the payments service:\n"
+            "- **Webhooks:** state transitions must never rely on the browser coming back to "
+            "a success URL\n"
+            "- **Idempotency:** every webhook must be processed exactly once\n"
+            "- images siempre con <Image> de astro:assets, nunca <img> a pelo")
+    assert [rule for _, rule in rules_in(spec)] == [
+        "Webhooks: state transitions must never rely on the browser coming back to a "
+        "success URL",
+        "Idempotency: every webhook must be processed exactly once",
+        "images siempre con <Image> de astro:assets, nunca <img> a pelo"]

@@ -61,6 +61,7 @@ _LOG_LINE_RE = re.compile(
     r"(Unhandled|Uncaught) (Promise )?(Rejection|Exception|Error)\b)")
 
 
+_BOX_RE = re.compile(r"[│┃║╭╮╰╯┌┐└┘├┤]")
 _CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 # Whoever a rule for each time is for: "every time you …", "jedes Mal, wenn jemand …".
 _SOMEONE_RE = re.compile(r"\b(you|we|someone|anyone|du|ihr|jemand|tu|vous|quelqu'un|tú|"
@@ -77,8 +78,9 @@ def rule_type(sentence: str, *, long_prompt: bool = False, asking: bool = False
     text = sentence.strip()
     if len(text) < 8 or len(text) > MAX_RULE_CHARS or text.endswith(("?", "？")):
         return None
-    if _LOG_LINE_RE.match(text):
-        return None  # a pasted log line ("ERROR [Error: … you have to pass it in yourself]")
+    if _LOG_LINE_RE.match(text) or _BOX_RE.search(text):
+        return None  # a pasted log line ("ERROR [Error: … you have to pass it in yourself]"),
+        # or a terminal's framed output ("│ ;; no servers could be reached │")
     if lexicon.SELF_REPORT_RE.search(text):
         return None  # "I never call Deno.env anywhere" tells what they did, asks nothing
     if lexicon.ONE_OFF_RE.search(text):
@@ -140,7 +142,8 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
     long_prompt = len(prose) > LONG_PROMPT_CHARS
     asking = opening and bool(lexicon.NO_CHANGES_RE.search(prose))
     found: list[tuple[str, str]] = []
-    for number, paragraph in enumerate(re.split(r"\n\s*\n", prose)):
+    # each item of a list is a rule of its own, as each paragraph is
+    for number, paragraph in enumerate(re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", prose)):
         parts = lexicon.sentences(paragraph)
         kinds = [rule_type(p, long_prompt=long_prompt, asking=asking) for p in parts]
         for at, part in enumerate(parts if opening and number == 0 else []):
@@ -175,7 +178,8 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
             ):
                 chunk.append(parts[index])
                 index += 1
-            found.append((kind, shorten(" ".join(chunk), MAX_RULE_CHARS)))
+            # in their words, without the bold of a pasted spec ("**Idempotency:** …")
+            found.append((kind, shorten(" ".join(chunk).replace("**", ""), MAX_RULE_CHARS)))
     return found
 
 

@@ -277,7 +277,8 @@ _TOOL_SPEAK_RE = re.compile(
     # Claude Code's own tool errors, which say "please" too: "… exceeds maximum allowed
     # tokens (25000). Please use offset and limit parameters …"
     r"\b(exceeds maximum|parameters?|replace_all|occurrences?|has not been read|read it first|"
-    r"does not exist|matches of the string|to uniquely identify|tool_use_error|GrepTool)\b",
+    r"does not exist|matches of the string|to uniquely identify|tool_use_error|GrepTool|"
+    r"(are|is) not allowed in|specify an? (exact|valid|absolute)|write operations?)\b",
     re.IGNORECASE)
 _PERSON_RE = re.compile(r"\b(i|we|you|let's|lets|please|pls|wait|don't|do not|no,|instead)\b|\?$",
                         re.IGNORECASE)

@@ -510,7 +510,12 @@ NOT_A_RULE_RE = re.compile(
     r"оставаться|всегда|никогда)\b)|"
     # how a thing looks to someone: "they don't look that bad", "it doesn't seem to matter"
     r"\b(they|these|those|it|this|that|he|she) (don't|do not|doesn't|does not) "
-    r"(look|seem|appear|sound|feel|matter)\b",
+    r"(look|seem|appear|sound|feel|matter)\b|"
+    # what a thing fails to do, a symptom: "the filter buttons at the top don't work"
+    r"\b(?!(i|you|we|please|pls|and|but|so|just|also|then|still|really|simply|that|which|"
+    r"who|why|if|when)\b)[a-z]\w* (don't|dont|do not) (work|show|load|render|appear|display|"
+    r"update|respond|fire|trigger|open|close|save|scroll|submit|sync|refresh|exist|start|run|"
+    r"compile|build|match|move|seem)\b",
     re.IGNORECASE,
 )
 
