@@ -2499,6 +2499,26 @@ def test_an_answer_picked_from_askuserquestion_keeps_what_the_option_said(answer
     assert "'업데이트 확인' 메뉴를 눌렀을 때만" in decision and "앱을 켤 때마다" not in decision
 
 
+
+@pytest.mark.parametrize(("question", "answer", "kept"), [
+    ("Do you have SSH access set up to Slate already?", "Yes, with keys", False),
+    ("What is the IP address of your Zima server?", "zima.example.net", False),
+    ("Should I install tmux via Homebrew so we can share the terminal?", "Yes, install it",
+     False),
+    ("Should ingest_partner_feeds keep catchup=True?", "off, we backfill by hand", True),
+    ("Which rig do these beads belong to? (should I use 'spotter'?)", "No rig", True),
+])
+def test_an_answer_about_the_persons_own_setup_decides_nothing(question, answer, kept):
+    session = (
+        Session().prompt("get the home lab reachable from the laptop")
+        .tool("AskUserQuestion", {"questions": [{"question": question, "header": "Setup",
+                                                 "multiSelect": False, "options": []}]},
+              {"questions": [], "answers": {question: answer}},
+              content=f'User has answered your questions: "{question}"="{answer}".')
+        .edit("ops/inventory.yml")
+    )
+    assert any(answer in d for d in found(session.extract(), "decision")) is kept
+
 def test_two_ways_weighed_before_the_fix_are_a_decision_not_only_the_fixs_why():
     session = (
         Session().prompt("le e2e devis est rouge en CI, en local ça passe")

@@ -290,6 +290,19 @@ def corrections(x: Extractor, turns: list[Turn]) -> None:
                       files=turn.files(x), importance=0.7, anchor=prompt.position))
 
 
+# A question about the person's own setup ("Do you have SSH access set up to Slate?", "What
+# is the IP address of your Zima server?") or asking leave for a one-off step ("Should I
+# install tmux via Homebrew?"): its answer serves this session and decides nothing.
+_ERRAND_RE = re.compile(
+    r"^\W*(do you (already )?(have|use)|have you|are you|is your|are your|"
+    r"what('s| is) the (\w+ )?(ip|address|hostname|host|port|path|username|email) (of|for) your|"
+    r"(should|shall|can|may) i (go ahead and )?(install|run|restart|reboot|re-?pair|unpair|open|"
+    r"launch|kill|execute|retry)|"
+    r"(do|would) you (want|like) me to (go ahead and )?(install|run|restart|reboot|re-?pair|"
+    r"unpair|open|launch|kill|execute|retry)|please run|"
+    r"hast du|haben sie|as-tu|avez-vous|¿?tienes|¿?tiene usted|você tem)\b", re.IGNORECASE)
+
+
 def answers(x: Extractor) -> None:
     for call in x.session.tools:
         if call.name != "AskUserQuestion" or call.failed is not False:
@@ -306,6 +319,8 @@ def answers(x: Extractor) -> None:
             if stated and len(answer) >= 20 and lasting:
                 kind, rule = stated[0]
                 x.add(Finding(kind, rule, "answer", at=call.at, importance=0.7))
+                continue
+            if _ERRAND_RE.search(question):
                 continue
             content = f"{shorten(question, 200)} — the user chose: {shorten(answer, 300)}"
             described = _option_descriptions(call, question, answer)
