@@ -4326,3 +4326,19 @@ def test_each_listed_rule_is_its_own_and_keeps_no_bold_marks():
         "success URL",
         "Idempotency: every webhook must be processed exactly once",
         "images siempre con <Image> de astro:assets, nunca <img> a pelo"]
+
+
+@pytest.mark.parametrize("request_", [
+    "Ok let's get started. Move deduplication from per-page to the whole set.",
+    "Then put in DECISIONS.md that completeness is not expressible in this protocol.",
+    "i want to review all the bug fixes that have landed in main this month",
+])
+def test_a_request_whose_words_only_contain_a_problem_word_reports_no_bug(request_):
+    session = (
+        Session().prompt(request_)
+        .say("Changing the loader so the whole upload is read before anything is merged.")
+        .edit("campaign/loader.py")
+        .bash("pytest -q", "38 passed in 0.9s")
+        .say("Done: the loader now reads the whole upload first; 38 tests pass.")
+    )
+    assert found(session.extract(), "bug_note") == []

@@ -28,7 +28,9 @@ FOUND_IT_RE = re.compile(
 
 # A reported problem: what turns a request into a bug report.
 PROBLEM_RE = re.compile(_words(
-    r"\b(fail(s|ed|ing)?|bug|broken|crash(es|ed|ing)?|wrong|duplicates?|twice|regression|flaky|"
+    # ("bug fixes", "the bug tracker": bugs as a subject, none reported)
+    r"\b(fail(s|ed|ing)?|bug(?![- ](fix|report|track|bount|triag|hunt))|broken|"
+    r"crash(es|ed|ing)?|wrong|duplicates?|twice|regression|flaky|"
     r"hangs?|leak(s|ing)?|mismatch|exception|traceback|times? out|doesn't work|not working|"
     r"stopped working|panic|segfault|chokes?|throws|raises|errors out|falling over|falls over|"
     r"oom(-killed)?|out of memory|too slow|way too slow)\b",
@@ -42,16 +44,18 @@ PROBLEM_RE = re.compile(_words(
     r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"подвиса", r"зависа",
     r"тормоз", r"съезжа", r"не (приходит|приходят|доходит|доходят|сохраняет|грузит)",
     r"fehler", r"kaputt",
-    r"schlägt fehl", r"fehlschl\w*", r"stürzt ab", r"doppelt", r"erreur", r"plante", r"échoue",
+    r"schlägt fehl", r"fehlschl\w*", r"stürzt ab", r"doppelt", r"erreur", r"\bplant(e|ent|é)\b",
+    r"échoue",
     r"cassé",
-    r"en double", r"deux fois", r"falla", r"roto", r"duplicad", r"dos veces", r"erro\b",
+    r"en double", r"deux fois", r"falla", r"\brot[oa]s?\b",
+    r"\bduplicad", r"dos veces", r"erro\b",
     r"\bfalh(a|as|am|ou|aram|ando)\b", r"\bnão (chega|aparece|carrega|funciona|salva|abre)\b",
     r"\bnunca (aparece|chega|llega|carga)\b",
     r"\bno (llega|llegan|aparece|aparecen|carga|cargan|funciona|funcionan|pide|guarda|arranca)\b",
     r"quebr", r"duas vezes", r"报错", r"错误", r"失败", r"崩溃", r"重复", r"エラー", r"失敗",
     r"落ちる", r"落ちて", r"落ちた", r"挂了", r"重複", r"バグ", r"不再", r"卡住", r"卡死", r"死机",
     r"没反应", r"白屏", r"文字化け",
-    r"errore", r"duplicat", r"błąd", r"dubluj", r"podwójn",
+    r"errore", r"\bduplicat", r"błąd", r"dubluj", r"podwójn",
     r"에러", r"오류", r"깨져", r"중복",
 ), re.IGNORECASE)
 # A labelled line of a wrap-up that names a cause or a fix.
