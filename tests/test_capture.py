@@ -1956,6 +1956,10 @@ def test_what_a_wrap_up_could_not_settle_is_an_open_question(closing):
     ("npx expo install expo-notifications expo-device", False), ("pip install requests", False),
     # the files of this change named one by one: done once
     ("npx prettier --write src/a.ts src/b.ts src/c.tsx", False), ("pytest tests/test_a.py", True),
+    # a script's usage, and a condition checked, run nothing
+    ("python3 extract-feedback.py --help", False), ("node scripts/readiness.mjs --help", False),
+    ('test -d "$HOME/.ssh"', False), ("cd app && test -f manage.py", False),
+    ("python3 scripts/build.py --release", True),
 ])
 def test_only_the_projects_own_commands_are_recipes(command, recipe):
     from engram.capture.commands import is_recipe

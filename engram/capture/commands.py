@@ -23,7 +23,7 @@ _WATCHED = frozenset({
 _READ_ONLY = frozenset({
     "ls", "cat", "head", "tail", "grep", "rg", "find", "pwd", "echo", "wc", "which", "tree",
     "file", "stat", "less", "more", "du", "df", "env", "printenv", "whoami", "date", "sleep",
-    "type", "diff", "jq", "bat", "fd",
+    "type", "diff", "jq", "bat", "fd", "test", "[",
 })
 # Moving files around: a failure here (a wrong path) says nothing about the project.
 _HOUSEKEEPING = frozenset({
@@ -215,13 +215,17 @@ def verdict_hidden(command: str, output: object) -> bool:
 
 
 _INFO_FLAGS = frozenset({"--version", "-V", "-v", "version", "--help", "-h", "help"})
+_HELP_FLAGS = frozenset({"--version", "--help", "-h"})
 _SCRIPT_RE = re.compile(r"\.(py|sh|js|mjs|cjs|ts|rb|pl|php|zig|go|rs|c|cc|cpp|java|kt|swift|lua|"
                         r"exs?|hs|ml|scala|cs|dart|nim|jl)$")
 
 
 def asks_for_info(words: list[str]) -> bool:
-    """`node --version`, `clickhouse-benchmark --help`: a look at a tool, nothing run."""
-    return len(words) > 1 and all(w in _INFO_FLAGS for w in words[1:])
+    """`node --version`, `clickhouse-benchmark --help`, `python3 tool.py --help`: a look at
+    a tool or a script, nothing run."""
+    return len(words) > 1 and all(w in _INFO_FLAGS for w in words[1:]) or (
+        2 < len(words) <= 4 and words[-1] in _HELP_FLAGS
+        and not any(w.startswith("-") for w in words[1:-1]))
 
 
 def _does_work(segment: list[str]) -> bool:
