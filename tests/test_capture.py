@@ -4346,3 +4346,17 @@ def test_a_request_whose_words_only_contain_a_problem_word_reports_no_bug(reques
         .say("Done: the loader now reads the whole upload first; 38 tests pass.")
     )
     assert found(session.extract(), "bug_note") == []
+
+
+def test_a_question_or_a_tables_rows_before_an_edit_are_no_reason_for_it():
+    session = (
+        Session().prompt("make the launcher open Claude in tmux")
+        .say("Which launcher do you use, by the way?\n\n| Launcher | Keeps the session |\n"
+             "|---|---|\n| tmux rather than Terminal | yes |\n\nI'll keep the session in tmux "
+             "instead of a bare Terminal window, because a crashed window loses the whole "
+             "conversation.")
+        .edit("bin/launch-claude.sh")
+        .say("Done.")
+    )
+    [decision] = found(session.extract(), "decision")
+    assert decision.startswith("I'll keep the session in tmux"), decision

@@ -201,8 +201,10 @@ def _reasoned_choice(texts: list[str]) -> str:
 
 def _choices_told(text: str) -> str:
     """The text without its sentences that describe the code as it is or relay what a tool
-    says of it: "`parse_date` returns None instead of raising" explains, it chooses nothing."""
-    return " ".join(s for s in lexicon.sentences(text) if not _as_it_is(s))
+    says of it: "`parse_date` returns None instead of raising" explains, it chooses nothing;
+    nor does a question, or a table's row."""
+    return " ".join(s for s in lexicon.sentences(text) if not (
+        _as_it_is(s) or s.startswith("|") or s.endswith(("?", "？"))))
 
 
 def _as_it_is(sentence: str) -> bool:
