@@ -1590,11 +1590,22 @@ def test_a_next_step_and_a_question_on_one_line_are_a_todo_and_an_open_question(
 def test_a_heading_that_asks_heads_its_answer_and_items_lose_their_bold_labels():
     from engram.capture.reading import open_items
 
-    report = ("### **6. Which API has the missing comment?**\n\nThe comment described:\n"
-              "- **File:** `api/projects/route.ts`\n- **Lines:** +32 to +59\n\n"
+    report = ("### **6. Which API has the missing comment?**\n\nThe missing comment "
+              "described:\n- **File:** `api/projects/route.ts`\n- **Lines:** +32 to +59\n\n"
               "### Still open\n- **Owner:** ask Dana whether GraphQL threads are paginated")
     assert open_items(report) == [
         ("todo", "Owner: ask Dana whether GraphQL threads are paginated")]
+
+
+def test_what_was_done_to_a_file_and_a_key_that_marks_pending_are_no_work_left():
+    from engram.capture.reading import open_items
+
+    wrap_up = ("Summary:\n\n6. **`README.md`** — Updated the table to link the research note "
+               "that explains the follow-up finding.\n\n**Keyboard shortcuts:**\n"
+               "- `r` — mark reviewed\n- `p` — mark pending\n\n"
+               "- `api.py` — still needs a follow-up for the retry budget")
+    assert open_items(wrap_up) == [
+        ("todo", "`api.py` — still needs a follow-up for the retry budget")]
 
 
 def test_noise_never_becomes_a_request_or_the_wrap_up():

@@ -577,7 +577,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
                 if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
                     found.append(("open_question", sentence))
             elif lexicon.OFFER_RE.search(sentence) or _GIT_STATUS_RE.search(sentence) or (
-                lexicon.NOTHING_OPEN_RE.search(sentence)
+                lexicon.NOTHING_OPEN_RE.search(sentence) or _DONE_ITEM_RE.match(sentence)
             ):
                 continue
             elif lexicon.STILL_OPEN_RE.search(lexicon.GENERIC_YOU_RE.sub(" ", _CODE_SPAN_RE.sub(
@@ -605,6 +605,15 @@ _ANAPHOR_RE = re.compile(
 
 # What names a thing of the code: `code`, a file name, an identifier.
 _NAMES_RE = re.compile(r"`[^`]+`|\b\w+\.\w{1,5}\b|\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w*")
+
+
+# A list's item telling what was done to a file ("`README.md` — Updated the table to link
+# the follow-up note"): its "follow-up" is done work.
+_DONE_ITEM_RE = re.compile(
+    r"^\W*(`[^`]+`|[\w./-]+\.\w{1,5})\W*(\([^)]*\)\s*)?[—–:-]+\s*(updated|added|removed|fixed|"
+    r"changed|created|moved|renamed|replaced|rewrote|deleted|documented|aktualisiert|"
+    r"hinzugefügt|entfernt|mis à jour|ajouté|supprimé|actualizado|añadido|eliminado|"
+    r"atualizado|adicionado|removido|обновл\w*|добавл\w*|удал\w*)\b", re.IGNORECASE)
 
 
 # "The only remaining unstaged change is .mcp.json": the state of a checkout, not work.

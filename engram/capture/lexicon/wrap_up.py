@@ -15,7 +15,10 @@ from .words import _words
 OPEN_HEADING_RE = re.compile(_words(
     r"still open", r"\bopen\b", r"^offen$", r"^ouvert$", r"^abierto$", r"^em aberto$",
     r"unresolved", r"not (yet )?(addressed|fixed|covered|handled)",
-    r"what'?s missing", r"missing", r"was noch fehlt", r"noch offen", r"fehlt noch",
+    # ("missing" heads what is left, not "The missing comment described:")
+    r"what'?s missing", r"^missing\b", r"\bstill missing\b",
+    r"\bmissing (pieces?|parts?|bits?|work|steps?|items?|features?|tests?)\b",
+    r"was noch fehlt", r"noch offen", r"fehlt noch",
     r"ещё не сделано", r"не сделано", r"reste", r"falta", r"ainda falta", r"还差", r"未解決",
     r"\bqueda(n)?\b", r"\bfic(a|am|ou|aram)\b", r"à voir", r"por ver", r"para ver",
     r"^next$", r"^(for|up to) you\b", r"\bon your (side|end)\b", r"\bfor you to\b",
@@ -89,7 +92,8 @@ STILL_OPEN_RE = re.compile(_words(
     r"(?-i:\bTODOs?\b)(?=[:(]| (left|remain|in|for)\b)", r"\btodo:",
     r"\bnever (removed|cleaned|deleted|expired)\b", r"\bnext step\b",
     # (not what a change makes possible: "so next time I can just run `just dev`")
-    r"\bfixme\b", r"\bnext time\b(?![^.!?]*\b(can|will|'ll) (just|simply)\b)", r"\bpending\b",
+    r"\bfixme\b", r"\bnext time\b(?![^.!?]*\b(can|will|'ll) (just|simply)\b)",
+    r"(?<!mark )(?<!marked )(?<!as )\bpending\b",  # (not a key that marks a status)
     # remaining work, not "your remaining quota"
     r"\bremaining\b(?! (quota|budget|balance|credits?|time|space|capacity|usage|tokens?|days?))",
     r"\bremain(s)? (open|flaky|skipped|broken|failing|unfixed)\b", r"\bawaiting\b",
