@@ -16,7 +16,7 @@ OPEN_HEADING_RE = re.compile(_words(
     r"still open", r"\bopen\b", r"^offen$", r"^ouvert$", r"^abierto$", r"^em aberto$",
     r"unresolved", r"not (yet )?(addressed|fixed|covered|handled)",
     # ("missing" heads what is left, not "The missing comment described:")
-    r"what'?s missing", r"^missing\b", r"\bstill missing\b",
+    r"what('?s| is| are) (still )?missing", r"^missing\b", r"\bstill missing\b",
     r"\bmissing (pieces?|parts?|bits?|work|steps?|items?|features?|tests?)\b",
     r"was noch fehlt", r"noch offen", r"fehlt noch",
     r"ещё не сделано", r"не сделано", r"reste", r"falta", r"ainda falta", r"还差", r"未解決",
