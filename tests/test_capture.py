@@ -4371,3 +4371,15 @@ def test_a_question_or_a_tables_rows_before_an_edit_are_no_reason_for_it():
     )
     [decision] = found(session.extract(), "decision")
     assert decision.startswith("I'll keep the session in tmux"), decision
+
+
+@pytest.mark.parametrize(("said", "no_effect"), [
+    ("The Hard Truth: a blockchain doesn't solve a compromised bootloader.", False),
+    ("The hostname doesn't resolve correctly from inside the VPN.", False),
+    ("Raising the pool to 50 didn't change anything, p99 is still 29.8s.", True),
+    ("I set the header on the proxy too, but it doesn't solve the problem.", True),
+])
+def test_what_was_tried_changing_nothing_is_told_in_the_past_or_of_it(said, no_effect):
+    from engram.capture import lexicon
+
+    assert bool(lexicon.NO_EFFECT_RE.search(said)) is no_effect

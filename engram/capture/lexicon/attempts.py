@@ -25,7 +25,10 @@ TRYING_RE = re.compile(_words(
 # person of the last change or by the assistant of its own: "hat nicht geklappt", "não
 # adiantou", "Am Heap liegt's nicht", "壊れた".
 _DID_NOTHING = _words(
-    r"\b(didn't|did not|doesn't|does not) (resolve|change|solve)\b",
+    # (in the present tense only of what was tried: "Blockchain doesn't solve hardware
+    # compromise" tells a general truth, "the hostname doesn't resolve" a symptom)
+    r"\b(didn't|did not) (resolve|change|solve)\b", r"\b(that|this|it) (still )?(doesn't|does "
+    r"not) (resolve|change|solve) (it|anything|the (issue|problem|error|bug|crash))\b",
     r"\b(hat|hatte) nicht geklappt\b", r"\bändert nichts\b",
     r"\bweiterhin (ein |eine |der |die |das |mit )?(\d|fehl|kaputt|rot|absturz)",
     r"\btrotzdem (mit|wieder|noch|\w+ gekillt)\b", r"ne suffit pas", r"\bmarche pas\b",
