@@ -243,3 +243,35 @@ def test_the_attempt_and_pre_edit_probes_are_scored_once_each_in_their_place():
     decisions = capture_probes.score_pre_edit(
         [p for p in capture_probes._load("pre_edit.jsonl") if p["lang"] == "fr"], False)
     assert decisions["fr"]["decisions"] + decisions["fr"]["none"] == 25
+
+
+def test_the_unlabelled_pool_replays_mirrored_sessions_but_not_the_corpus(tmp_path):
+    """`benchmarks.capture_pool` finds transcripts committed in git mirrors, leaves out the
+    corpus's own sessions (matched by session id), and counts what capture stores."""
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from benchmarks import capture_pool
+
+    corpus = capture_pool.CORPUS / "written" / "django-reports-compact-en.jsonl"
+    text = corpus.read_text()
+    session_id = next(entry["sessionId"] for entry in map(json.loads, text.splitlines())
+                      if entry.get("sessionId"))
+    work = tmp_path / "work"
+    (work / "sessions").mkdir(parents=True)
+    (work / "sessions" / "ours.jsonl").write_text(text)
+    (work / "sessions" / "theirs.jsonl").write_text(text.replace(session_id, "other-session"))
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "-C", str(work), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(work), "commit", "-qm", "sessions"], check=True)
+    mirror = tmp_path / "mirrors" / "acme+demo" / "repo"
+    subprocess.run(["git", "clone", "-q", "--mirror", str(work), str(mirror)], check=True)
+    out = tmp_path / "pool.txt"
+    result = CliRunner().invoke(capture_pool.main,
+                                ["--mirrors", str(tmp_path / "mirrors"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("1 sessions, ")
+    assert "| verified_command/hook |" in result.output
+    assert "theirs.jsonl" in out.read_text() and "ours.jsonl" not in out.read_text()
