@@ -2522,6 +2522,8 @@ def test_an_answer_picked_from_askuserquestion_keeps_what_the_option_said(answer
      False),
     ("Should ingest_partner_feeds keep catchup=True?", "off, we backfill by hand", True),
     ("Which rig do these beads belong to? (should I use 'spotter'?)", "No rig", True),
+    ("Have you decided which Qt version to target?", "6.5, the LTS our contract covers", True),
+    ("Is your priority speed or memory on the Pi?", "memory, it has 1 GB", True),
 ])
 def test_an_answer_about_the_persons_own_setup_decides_nothing(question, answer, kept):
     session = (

@@ -294,7 +294,9 @@ def corrections(x: Extractor, turns: list[Turn]) -> None:
 # is the IP address of your Zima server?") or asking leave for a one-off step ("Should I
 # install tmux via Homebrew?"): its answer serves this session and decides nothing.
 _ERRAND_RE = re.compile(
-    r"^\W*(do you (already )?(have|use)|have you|are you|is your|are your|"
+    r"^\W*(do you (already )?(have|use)|have you (already )?(got|set up|installed|configured)|"
+    r"are you (running|using|on|logged in|connected)|(is|are) your \w+( \w+)? (currently )?"
+    r"(on|up|running|powered|connected|reachable|installed|set up|configured)|"
     r"what('s| is) the (\w+ )?(ip|address|hostname|host|port|path|username|email) (of|for) your|"
     r"(should|shall|can|may) i (go ahead and )?(install|run|restart|reboot|re-?pair|unpair|open|"
     r"launch|kill|execute|retry)|"
