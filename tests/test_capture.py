@@ -4385,3 +4385,30 @@ def test_what_was_tried_changing_nothing_is_told_in_the_past_or_of_it(said, no_e
     from engram.capture import lexicon
 
     assert bool(lexicon.NO_EFFECT_RE.search(said)) is no_effect
+
+
+@pytest.mark.parametrize("report", [
+    "✅ Pre-commit checks complete 📋 Files ready for commit: ✅ 6 new archives, so the hook "
+    "config is changed instead of skipping it.",
+    "THE SOLUTION: THRESHOLD BOOTSTRAP WITH ZERO KNOWLEDGE, because no single device is "
+    "trusted instead of one root of trust.",
+])
+def test_a_status_report_or_a_shouted_pitch_before_an_edit_is_no_reason(report):
+    session = (
+        Session().prompt("commit the new archives")
+        .say(report)
+        .edit(".gitleaks.toml")
+        .say("Done.")
+    )
+    assert found(session.extract(), "decision") == []
+
+
+def test_acronyms_before_an_edit_still_give_its_reason():
+    session = (
+        Session().prompt("speed up the upload")
+        .say("I'll call the AWS SDK API through one shared client instead of one per request, "
+             "because each client opens its own HTTP connection pool.")
+        .edit("app/upload.py")
+        .say("Done.")
+    )
+    assert any("shared client" in d for d in found(session.extract(), "decision"))

@@ -37,6 +37,10 @@ from .reading import (
 from .transcript import ToolCall
 
 MAX_DECISIONS = 8
+_STATUS_MARK_RE = re.compile(r"[✅❌🟡🟢🔴📋🔍🚀🎉]|⚠️")
+# Four capitalised words in a row, one of them long: a heading shouted ("THE ACTUAL
+# IMPLEMENTATION WHY"), not a run of acronyms ("AWS SDK API").
+_CAPITAL_RUN_RE = re.compile(r"(?:\b[A-Z]{3,}\b[:,]?\s+){3,}\b[A-Z]{3,}\b")
 # A choice stated with a single reason is kept when it says enough to be one.
 MIN_CHOICE_WEIGHT = 60
 # Where the decisions ranked against each other come from: the best MAX_DECISIONS of the
@@ -114,6 +118,10 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
         opening = (lexicon.sentences(passage) or [""])[0]
         if lexicon.TRYING_RE.search(opening) or _TRIAL_RE.match(opening):
             continue  # "Let me try without the --print flag": an experiment, not a choice
+        if len(_STATUS_MARK_RE.findall(passage)) >= 2 or any(
+                re.search(r"[A-Z]{6,}", run.group()) for run in _CAPITAL_RUN_RE.finditer(passage)):
+            continue  # "✅ Pre-commit checks complete ✅ 6 files staged", "THE SOLUTION:
+            # THRESHOLD BOOTSTRAP": a status report or a pitch, not the reason for a change
         call = x.events[edit_at].tool
         file = relative_path(call.file_path, x.cwd) if call and call.file_path else None
         gist = change_gist(call) if call is not None else ""
