@@ -25,49 +25,48 @@ from .capture import CORPUS, Case, run_case
 MIN_BYTES, MAX_BYTES = 15_000, 6_000_000
 
 
-def _session_ids(lines: list[str]) -> set[str]:
-    found = set()
-    for line in lines[:200]:
+def _head(text: str) -> list[dict]:
+    """The entries of a transcript's first 200 lines, parsed once."""
+    entries = []
+    for line in text.splitlines()[:200]:
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
-        if isinstance(entry, dict) and isinstance(entry.get("sessionId"), str):
-            found.add(entry["sessionId"])
-    return found
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
 
 
-def _is_transcript(lines: list[str]) -> bool:
-    turns = 0
-    for line in lines[:200]:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        turns += isinstance(entry, dict) and entry.get("type") in ("user", "assistant") and (
-            isinstance(entry.get("message"), dict))
-    return turns >= 5
+def _session_ids(entries: list[dict]) -> set[str]:
+    return {e["sessionId"] for e in entries if isinstance(e.get("sessionId"), str)}
+
+
+def _is_transcript(entries: list[dict]) -> bool:
+    return sum(e.get("type") in ("user", "assistant") and isinstance(e.get("message"), dict)
+               for e in entries) >= 5
 
 
 def pool(mirrors: Path, into: Path) -> list[Path]:
     """The mirrors' transcripts that are not the corpus's, written into `into`."""
     known: set[str] = set()
     for path in CORPUS.glob("*/*.jsonl"):
-        known |= _session_ids(path.read_text(errors="replace").splitlines())
+        known |= _session_ids(_head(path.read_text(errors="replace")))
     found = []
     for repo in sorted(mirrors.glob("*/repo")):
         listing = subprocess.run(["git", f"--git-dir={repo}", "ls-tree", "-r", "-l", "HEAD"],
                                  capture_output=True, text=True).stdout.splitlines()
         for row in listing:
             meta, _, name = row.partition("\t")
-            size = meta.split()[3] if len(meta.split()) > 3 else ""
+            fields = meta.split()  # mode, type, object, size
+            size = fields[3] if len(fields) > 3 else ""
             if not name.endswith(".jsonl") or not size.isdigit() or not (
                     MIN_BYTES < int(size) < MAX_BYTES):
                 continue
             blob = subprocess.run(["git", f"--git-dir={repo}", "show", f"HEAD:{name}"],
                                   capture_output=True).stdout
-            lines = blob.decode(errors="replace").splitlines()
-            if not _is_transcript(lines) or _session_ids(lines) & known:
+            head = _head(blob.decode(errors="replace"))
+            if not _is_transcript(head) or _session_ids(head) & known:
                 continue
             target = into / f"{repo.parent.name}__{name.replace('/', '_')}"[-150:]
             target.write_bytes(blob)
