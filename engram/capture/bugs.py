@@ -17,6 +17,8 @@ from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, named_in
 from .failures import pasted_error
 from .finding import MAX_FIX_CHARS, Finding
 from .reading import (
+    LIST_ITEM_RE,
+    LIST_MARK,
     QUESTION_WORD_RE,
     first_sentences,
     gist_of,
@@ -276,7 +278,7 @@ def review_findings(x: Extractor, turns: list[Turn]) -> None:
     found = 0
     for raw in final.text.splitlines():
         line = raw.strip()
-        item = re.match(r"^(?:[-*•]|\d+[.)])\s+(.*)$", line)
+        item = LIST_ITEM_RE.match(line)
         if not item:
             label = re.match(r"^\W*([^:：]{2,60}?)\W*[:：]", line)
             if line and (is_heading(line) or label):
@@ -324,7 +326,7 @@ def _lists_of(text: str) -> list[tuple[str, list[str]]]:
     found: list[tuple[str, list[str]]] = []
     intro, items = "", []
     for line in text.splitlines():
-        item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", line)
+        item = re.match(r"^\s*" + LIST_MARK + r"\s+(.+)$", line)
         if item:
             items.append(unemphasised(item.group(1)).strip())
         elif line.strip():

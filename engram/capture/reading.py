@@ -61,6 +61,9 @@ _LOG_LINE_RE = re.compile(
     r"(Unhandled|Uncaught) (Promise )?(Rejection|Exception|Error)\b)")
 
 
+# A list item's mark: "- ", "* ", "• ", "2. ", "3) ".
+LIST_MARK = r"(?:[-*•]|\d+[.)])"
+LIST_ITEM_RE = re.compile(r"^\s*" + LIST_MARK + r"\s+(.*)$")
 _BOX_RE = re.compile(r"[│┃║╭╮╰╯┌┐└┘├┤]")
 _CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 # Whoever a rule for each time is for: "every time you …", "jedes Mal, wenn jemand …".
@@ -143,7 +146,7 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
     asking = opening and bool(lexicon.NO_CHANGES_RE.search(prose))
     found: list[tuple[str, str]] = []
     # each item of a list is a rule of its own, as each paragraph is
-    for number, paragraph in enumerate(re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", prose)):
+    for number, paragraph in enumerate(re.split(r"\n\s*\n|\n(?=\s*" + LIST_MARK + r"\s)", prose)):
         parts = lexicon.sentences(paragraph)
         kinds = [rule_type(p, long_prompt=long_prompt, asking=asking) for p in parts]
         for at, part in enumerate(parts if opening and number == 0 else []):
@@ -355,7 +358,7 @@ def design_items(text: str) -> list[str]:
     found = []
     checking = False  # under a heading of steps to try ("## Test it", "**To verify:**")
     for raw in text.splitlines():
-        item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)$", raw)
+        item = LIST_ITEM_RE.match(raw)
         if not item:
             if _HEADING_RE.match(raw):
                 checking = bool(_TRY_RE.search(raw))
@@ -385,7 +388,7 @@ def list_items(text: str) -> list[str]:
     """The items of a text laid out as a list of two or more ("1. **Race**: …"), each with
     its emphasis marks dropped; [] for prose."""
     items = [unemphasised(m.group(1)).strip() for m in re.finditer(
-        r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", text, re.MULTILINE)]
+        r"^\s*" + LIST_MARK + r"\s+(.+)$", text, re.MULTILINE)]
     return items if len(items) >= 2 else []
 
 
@@ -467,7 +470,7 @@ def unemphasised(text: str) -> str:
 
 def unmarked(text: str) -> str:
     """A wrap-up's line without its Markdown emphasis and leading list marks."""
-    return re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", unemphasised(text)).strip()
+    return re.sub(r"^\s*" + LIST_MARK + r"\s+", "", unemphasised(text)).strip()
 
 
 def is_heading(line: str) -> bool:
@@ -648,7 +651,7 @@ def plan_decisions(plan: str) -> list[tuple[str, str]]:
             problem = ""  # a new section
             in_decisions = bool(_DECISIONS_HEADING_RE.search(raw))
             continue
-        item = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)$", raw)
+        item = LIST_ITEM_RE.match(raw)
         if in_decisions and item:
             line = unemphasised(item.group(1)).strip()
             if len(line) >= 30 and insight_score(line) >= 1:
