@@ -127,13 +127,17 @@ CREATE TABLE IF NOT EXISTS vectors_unreached (rowid BIGINT PRIMARY KEY,
 #: new row (pgvector's default ef_search, ~0.4 ms at 100K), and a wider one for the rows it
 #: missed (~1.2 ms each); a row neither finds is searched exactly (probe_sql).
 PROBE_EF_SEARCH = (40, 200)
+#: How many of a probe walk's nearest rows may hold the probed row (its exact twins first).
+FOUND_AMONG = 10
 
 
-def _found(query: str, cast: str) -> str:
-    """SQL true when an HNSW walk from `query` (a vector column) finds that vector."""
+def _found(query: str, rowid: str, cast: str) -> str:
+    """SQL true when an HNSW walk from `query` (a vector column) finds row `rowid` among
+    its nearest: the row itself, since a twin at distance 0 can be found where the row
+    cannot (a row with more twins than the walk returns is flagged, and scanned exactly)."""
     distance = f"h.embedding::{cast} <=> {query}::{cast}"
-    return (f"EXISTS (SELECT 1 FROM (SELECT {distance} AS d FROM memories h ORDER BY"
-            f" {distance} LIMIT 1) f WHERE f.d < 1e-5)")
+    return (f"EXISTS (SELECT 1 FROM (SELECT h.rowid FROM memories h ORDER BY {distance}"
+            f" LIMIT {FOUND_AMONG}) f WHERE f.rowid = {rowid})")
 
 
 def probe_sql(dim: int) -> tuple[str, str]:
@@ -150,11 +154,11 @@ def probe_sql(dim: int) -> tuple[str, str]:
     cast = vector_cast(dim)
     flag = ("INSERT INTO vectors_unreached SELECT n.rowid, n.embedding FROM memories n"
             " WHERE to_regclass('memories_embedding') IS NOT NULL AND n.id = ANY(%s)"
-            f" AND n.embedding IS NOT NULL AND NOT {_found('n.embedding', cast)}"
+            f" AND n.embedding IS NOT NULL AND NOT {_found('n.embedding', 'n.rowid', cast)}"
             " ON CONFLICT (rowid) DO UPDATE SET embedding = excluded.embedding"
             " RETURNING rowid")
     confirm = (f"DELETE FROM vectors_unreached u WHERE u.rowid = ANY(%s)"
-               f" AND {_found('u.embedding', cast)}")
+               f" AND {_found('u.embedding', 'u.rowid', cast)}")
     return flag, confirm
 
 
