@@ -75,7 +75,10 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        "clickhouse-too-many-parts-en", "flutter-riverpod-refresh-de",
                        "go-grpc-deadlines-ru", "latex-latexmk-explain-ja",
                        "love2d-pi3-spritebatch-uk", "playwright-ci-toujours-casse-fr",
-                       "pyspark-skew-nulls-ru", "tauri-updater-ko"})
+                       "pyspark-skew-nulls-ru", "tauri-updater-ko",
+                       # the sealed half's one empty session that stored memories, opened
+                       # on 2026-11-29 (thirteenth session)
+                       "gitlab-ci-pipelines-dobles-explain-es"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",

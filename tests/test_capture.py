@@ -993,6 +993,10 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("로컬 디스크에도 남기지 말라고요", "constraint"),
     ("민수님이 내일 오신다고 했어요", None),
     ("if you think that's enough, go ahead", None),
+    # what someone did or knows, in the past or the first person: no prohibition
+    ("Marcos me preguntó y no supe qué decirle", None),
+    ("lo corrí dos veces y no encuentro el log", None),
+    ("y no toques el CI, lo mantiene otro equipo", "constraint"),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -1418,6 +1422,28 @@ def test_a_run_the_person_stopped_as_the_sessions_last_act_is_left_to_do():
     assert not any("Not done" in t for t in found(session(then_said=True).extract(), "todo"))
     assert not any("Not done" in t for t in found(
         session(then_said=False, stopped="Edit").extract(), "todo"))
+
+
+def test_a_request_the_session_was_cut_off_in_is_left_to_do():
+    def session(last: str, *, answered: bool = False, said: bool = False) -> Session:
+        s = (Session().prompt("sync the chat logs into the repo")
+             .edit("scripts/sync_raw_logs.py").bash("python scripts/sync_raw_logs.py", "ok")
+             .say("Synced 12 logs.").prompt(last))
+        if said:
+            s.say("Pushing the logs first.")
+        s.tool("Bash", {"command": "python scripts/sync_raw_logs.py"}, "ok")
+        if not answered:
+            s.entries.pop()  # its result never came: the session ended there
+        return s
+
+    asked = "do a final push of logs. and update your repo description, then go public"
+    assert f"Not done when the session ended: {asked}" in found(
+        session(asked).extract(), "todo")
+    # the run came back (a Stop or a compaction mid-turn), the agent was answering, a
+    # question or a short reply: nothing shows the request was left
+    for cut in (session(asked, answered=True), session(asked, said=True),
+                session("why does the sync script skip the journals?"), session("yes please")):
+        assert not any("session ended" in t for t in found(cut.extract(), "todo"))
 
 
 def test_an_attempt_taken_back_at_the_users_word_keeps_what_it_showed():

@@ -144,6 +144,9 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
     stopped = stopped_last(x)
     if stopped is not None:
         items.append(("todo", *stopped, -1))
+    cut = cut_short(x, turns)
+    if cut is not None:
+        items.append(("todo", *cut, -1))
     unsolved = left_diagnosed(x, turns)
     if unsolved is not None:
         items.append(("todo", *unsolved, -1))
@@ -178,6 +181,28 @@ def stopped_last(x: Extractor) -> tuple[str, str | None] | None:
     if x.opening:  # what it was for, so that the todo is found by the task's words
         text += f" — in the task: {shorten(x.opening, 140)}"
     return text, call.at
+
+
+def cut_short(x: Extractor, turns: list[Turn]) -> tuple[str, str | None] | None:
+    """The session cut off inside its last request: the agent had started on it (a call
+    whose result never came) and had said nothing yet ("do a final push of logs, update
+    the repo description, then go public", one run begun). What was asked is still to
+    do. Not the session's only request (a cut session that did nothing else is empty),
+    not a question, not a short reply (whose work is what it answered)."""
+    turn = turns[-1] if turns else None
+    prompt = turn.opener if turn is not None else None
+    if prompt is None or prompt.kind != "prompt" or prompt.text is x.opening:
+        return None
+    said = [e for e in turn.events if e.kind in ("text", "tool", "interrupt")]
+    if not said or any(e.kind != "tool" for e in said):
+        return None
+    call = said[-1].tool
+    asked = " ".join(prompt.prose.split())
+    if call is None or call.failed is not None or call.rejected or call.interrupted or (
+        text_weight(asked) < BRIEF_REPLY_CHARS or asked.endswith(("?", "？"))
+    ):
+        return None
+    return f"Not done when the session ended: {shorten(asked, 240)}", prompt.at
 
 
 def left_diagnosed(x: Extractor, turns: list[Turn]) -> tuple[str, str | None] | None:

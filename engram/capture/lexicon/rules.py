@@ -325,7 +325,10 @@ EMPHASIS_RE = re.compile(
 # Spanish "no" before a verb negates a statement ("no anduvo", "pero no resolvió", "no
 # funciona"), it forbids nothing: past and imperfect endings, and the commonest verbs.
 _SPANISH_NEGATED_VERB = (
-    r"(?:\w+(?:ó|aba|aban|ía|ían|uvo|ieron|aron)\b|(?:resolvio|funciono|rompio|compilo|"
+    # what someone did or knows: "no supe qué decirle", "no probé", "no encuentro"
+    r"(?:\w+(?:ó|é|í|aste|iste|aba|aban|ía|ían|uvo|ieron|aron)\b|(?:supe|supo|pudo|quise|"
+    r"quiso|tuve|hice|hizo|dije|dijo|vi|vio|fui|estuve|puse|puso|traje|vine|dio|encuentro|"
+    r"consigo|recuerdo|creo|logro|conozco|estoy|resolvio|funciono|rompio|compilo|"
     r"es|está|están|era|fue|hay|va|anda|sé|sabe|funciona|funcionan|sirve|carga|compila|"
     r"corre|aparece|encuentra|existe|puedo|puede|pude|tengo|tiene|hace|veo|entiendo|sale|"
     r"llega|llegan|pide|piden|salen|aparecen|cargan|guarda|muestra|responde|arranca|abre)\b)")
