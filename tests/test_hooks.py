@@ -257,9 +257,11 @@ def test_writing_a_claude_memory_file_imports_it(env, project_dir, tmp_path):
     with open_store(env) as mem:
         saved = mem.list(provenance="hook", limit=50)
     contents = sorted(m.content for m in saved)
-    assert len(saved) == 3, contents
-    assert any("payment_intent" in c and c.startswith("Payments:") for c in contents)
-    assert any("stripe-mock" in c for c in contents)
+    # an auto-memory topic note (front matter with a name and a type) is one memory
+    assert len(saved) == 1, contents
+    assert contents[0].startswith("payments: - Refunds go through")  # (its heading: its name)
+    assert "payment_intent" in contents[0] and "Testing:\nCheckout tests run offline" in (
+        contents[0])
     assert all(m.project == "shop" and "claude-memory" in m.tags for m in saved)
     assert not any("name: payments" in c for c in contents)  # frontmatter is not a memory
 
@@ -541,6 +543,30 @@ def test_split_markdown_gives_one_item_per_bullet_and_section():
     assert items == ["Style: Prefer small functions over long ones",
                      "Notes: Some prose about the build. It continues here."]
     assert capture.guess_type(items[0], declared) == "preference"
+
+
+def test_an_auto_memory_topic_note_is_one_memory_and_the_index_points_to_it():
+    note = ("---\nname: Integration tests hit a real database\ndescription: no mocks\n"
+            "type: feedback\n---\n\nIntegration tests must hit a real database, not mocks.\n"
+            "\n**Why:** mocked tests passed while the prod migration failed.\n"
+            "**How to apply:** every test under [tests/db](tests/db/README.md).\n")
+    items, declared = capture.split_markdown(note)
+    assert declared == "feedback"
+    assert items == ["Integration tests hit a real database: Integration tests must hit a "
+                     "real database, not mocks.\n**Why:** mocked tests passed while the prod "
+                     "migration failed.\n**How to apply:** every test under tests/db."]
+    # a long note: one memory per section, each named by the note
+    long_note = note + "".join(f"\n## Case {n}\n" + "- a detail of the case\n" * 30
+                               for n in range(3))
+    items, _ = capture.split_markdown(long_note)
+    assert len(items) == 4 and items[1].startswith("Integration tests hit a real database — "
+                                                   "Case 0: - a detail")
+    # MEMORY.md: a line linking a topic note is that note's pointer, not a memory of its own
+    index = ("# Memory index\n- [Real database](feedback_db.md) — no mocks in DB tests\n"
+             "- Deploys go through `make release` only\n")
+    assert capture.split_markdown(index, index=True)[0] == [
+        "Memory index: Deploys go through `make release` only"]
+    assert len(capture.split_markdown(index)[0]) == 2  # another Markdown file: every line
 
 
 def test_project_is_the_git_root_name_unless_configured(tmp_path: Path, project_dir: Path):

@@ -2,7 +2,7 @@
 
 Two things are worth keeping: a build/test/lint/run command that just worked (a
 `verified_command`, so the next session runs the right thing first time) and Claude's
-own memory notes (memory/*.md, MEMORY.md), imported one memory per bullet or section.
+own memory notes (memory/*.md, MEMORY.md), imported one memory per note, bullet or section.
 """
 
 from __future__ import annotations
@@ -95,16 +95,26 @@ def _clip(item: str) -> str:
     return item if len(item) <= MAX_ITEM_CHARS else item[: MAX_ITEM_CHARS - 1] + "…"
 
 
-def split_markdown(text: str) -> tuple[list[str], str | None]:
-    """(items, declared type): one item per bullet (with its heading), one per prose section."""
+def split_markdown(text: str, *, index: bool = False) -> tuple[list[str], str | None]:
+    """(items, declared type): one item per bullet (with its heading), one per prose section.
+
+    A topic file of Claude Code's auto memory (front matter with a `name` or `description`
+    and a `type`) is one note by design: the fact or rule, its **Why:** and its **How to
+    apply:** stay one memory, named by the note, unless it is long (then one memory per
+    section). `index`: the file is MEMORY.md, whose lines linking a
+    topic file (`- [Title](topic.md) — hook`) point to a note imported on its own."""
     declared = None
+    fields: dict[str, str] = {}
     match = _FRONTMATTER_RE.match(text)
     if match:
         for line in match.group(1).splitlines():
             key, _, value = line.partition(":")
-            if key.strip().lower() == "type":
-                declared = value.strip().strip("'\"").lower() or None
+            fields[key.strip().lower()] = value.strip().strip("'\"")
+        declared = fields.get("type", "").lower() or None
         text = text[match.end():]
+    title = fields.get("name") or fields.get("description")
+    if declared and title:
+        return _topic_note(title, text), declared
     items: list[str] = []
     heading: str | None = None
     prose: list[str] = []
@@ -124,6 +134,9 @@ def split_markdown(text: str) -> tuple[list[str], str | None]:
             prose.clear()
 
     for raw in text.splitlines():
+        if index and _POINTER_RE.match(raw):
+            flush_bullet()
+            continue
         line = _LINK_RE.sub(r"\1", raw.rstrip())
         if not line.strip():
             flush_bullet()
@@ -148,6 +161,36 @@ def split_markdown(text: str) -> tuple[list[str], str | None]:
     return list(dict.fromkeys(cleaned))[:MAX_FILE_ITEMS], declared
 
 
+#: A topic note longer than this is kept one memory per section.
+MAX_TOPIC_NOTE_CHARS = 2_000
+# MEMORY.md's line pointing to a topic file beside it: "- [Title](topic.md) — hook".
+_POINTER_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+.*\]\((?!https?:|/)[^)\s]+\.md\)")
+
+
+def _topic_note(title: str, body: str) -> list[str]:
+    """An auto-memory topic file as one item, its lines kept (a heading as "Heading:"), or
+    when long one item per section, each named by the note and the section."""
+    sections: list[tuple[str | None, list[str]]] = [(None, [])]
+    for raw in body.splitlines():
+        line = _LINK_RE.sub(r"\1", raw.rstrip())
+        head = _HEADING_RE.match(line)
+        if head:
+            sections.append((head.group(1).strip() or None, []))
+        elif line.strip():
+            sections[-1][1].append(line)
+    sections = [(None if heading and heading.lower() == title.lower() else heading, lines)
+                for heading, lines in sections if lines]
+    whole = "\n".join(line for heading, lines in sections
+                      for line in ([f"{heading}:"] if heading else []) + lines)
+    if len(whole) <= MAX_TOPIC_NOTE_CHARS:
+        parts = [f"{title}: {whole}" if whole else title]
+    else:
+        parts = [(f"{title} — {heading}: " if heading else f"{title}: ") + "\n".join(lines)
+                 for heading, lines in sections]
+    cleaned = [_clip(p.strip()) for p in parts if len(p.strip()) >= MIN_ITEM_CHARS]
+    return list(dict.fromkeys(cleaned))[:MAX_FILE_ITEMS]
+
+
 def memory_file(service: Any, payload: dict[str, Any], project: str | None) -> list[Any]:
     """Import the memory file as it now is on disk (after the Write/Edit)."""
     tool_input = payload.get("tool_input") or {}
@@ -161,7 +204,8 @@ def memory_file(service: Any, payload: dict[str, Any], project: str | None) -> l
             text = handle.read(MAX_MEMORY_FILE_BYTES)
     except OSError:
         text = tool_input.get("content") if isinstance(tool_input.get("content"), str) else ""
-    items, declared = split_markdown(text or "")
+    items, declared = split_markdown(
+        text or "", index=os.path.basename(path).upper() == "MEMORY.MD")
     if not items:
         return []
     records = [
