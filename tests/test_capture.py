@@ -258,6 +258,34 @@ def test_a_failure_edits_and_the_same_command_passing_is_a_fix():
     assert note.at == "2026-03-18T10:06:00.000Z"  # when it passed
 
 
+def test_the_same_test_failing_on_a_new_error_after_a_change_is_the_next_problem():
+    """Jest names the failing test, not its error: the same title over "got 201" and then
+    over a PrismaClientKnownRequestError is two problems, each with its fix, not a change
+    that did not help."""
+    title = "  ● two bookings at once -> only one gets in\n\n"
+    session = (
+        Session().prompt("add POST /booking; one patient per slot")
+        .edit("src/routes/booking.ts")
+        .bash("npm test", title + "    Expected: 409\n    Received: 201\n\nTests: 1 failed",
+              failed=True)
+        .say("Both got 201: a findFirst then create in a transaction still lets two in. "
+             "A unique constraint on (dokterId, slot) makes the database refuse the second.")
+        .edit("prisma/schema.prisma")
+        .bash("npm test", title + "    Received: 500\n  PrismaClientKnownRequestError: Unique "
+              "constraint failed on the fields: (`dokterId`,`slot`)\n  code: 'P2002'\n\n"
+              "Tests: 1 failed", failed=True)
+        .say("The database refuses the second booking now, but P2002 is not caught, so "
+             "Express answers 500. Catching P2002 and answering 409.")
+        .edit("src/routes/booking.ts")
+        .bash("npm test", "Tests: 2 passed, 2 total")
+    )
+    extraction = session.extract()
+    fixes = found(extraction, "bug_note")
+    assert any("unique constraint" in f and "findFirst" in f for f in fixes), fixes
+    assert any("P2002" in f and "409" in f for f in fixes), fixes
+    assert not any("still failed" in f for f in found(extraction, "failed_attempt"))
+
+
 def test_a_streak_names_the_error_the_change_fixed_and_takes_back_a_fix_that_was_not():
     """Run from the wrong folder first, then the real error; a subagent's edits fix it; the
     next error seems fixed by a logger change until it comes back; a server that crashed at
@@ -997,6 +1025,15 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("Marcos me preguntó y no supe qué decirle", None),
     ("lo corrí dos veces y no encuentro el log", None),
     ("y no toques el CI, lo mantiene otro equipo", "constraint"),
+    # id: a prohibition with its why, a lasting format, a taste; a reminder, a one-off
+    ("pakai prisma yang udah ada aja ya, jangan nambah ORM lain, tim udah sepakat satu ORM",
+     "constraint"),
+    ("mulai sekarang semua response error harus formatnya { error: { code, message } }",
+     "constraint"),
+    ("kalau bisa tes pakai supertest aja, aku lebih suka daripada manggil handler langsung",
+     "preference"),
+    ("jangan lupa push ya", None),
+    ("kali ini jangan jalankan semua tes", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind

@@ -350,6 +350,18 @@ def same_error(a: str, b: str) -> bool:
     return key(a) == key(b)
 
 
+# What a failure names: an error class, an error code ("P2002", "TS2345", "ERR_REQUIRE_ESM").
+_NAMED_RE = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b|\b[A-Z]{1,5}\d{3,5}\b|\bERR_[A-Z_]+\b")
+
+
+def names_new_failure(before: str, after: str) -> bool:
+    """The same check failing again after a change, but naming an error class or code the
+    first run did not (the same test title over "expected 409, got 201" and then over a
+    PrismaClientKnownRequestError P2002): the change fixed the first problem and the next
+    one showed."""
+    return bool(set(_NAMED_RE.findall(after)) - set(_NAMED_RE.findall(before)))
+
+
 _WRONG_FOLDER_RE = re.compile(r"\bcd:?\b.*(no such file|not a directory|can't cd)|"
                               r"no such file or directory: \S+$", re.IGNORECASE)
 

@@ -25,6 +25,7 @@ from .commands import (
     is_read_only,
     is_watched,
     kept_running,
+    names_new_failure,
     program_of,
     run_outcome,
     same_error,
@@ -95,7 +96,9 @@ def commands(x: Extractor) -> None:
                 continue  # run from the wrong folder: the command never started
             if came_back(x, fixed.get(key, []), call, error) or streak is None:
                 streaks[key] = Streak(call, error)
-            elif streak.changed and same_error(error, streak.error):
+            elif streak.changed and same_error(error, streak.error) and not names_new_failure(
+                streak.call.output, call.output
+            ):
                 if streak.retried is None:
                     streak.retried = call
                 streak.changed = False

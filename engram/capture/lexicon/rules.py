@@ -69,6 +69,10 @@ _LASTING = _words(
     r"\bmai\b", r"\bd'ora in poi\b", r"\bda ora in poi\b", r"\bda noi\b",
     r"\bin questo (repo|progetto)\b", r"\bnigdy\b", r"\bzawsze\b", r"\bod teraz\b",
     r"\bu nas\b", r"\bw tym (repo|projekcie)\b", r"항상", r"절대", r"앞으로", r"매번", r"우리 팀",
+    # id (Indonesian, Malay)
+    r"\bselalu\b", r"\bmulai (sekarang|hari ini|dari sekarang)\b", r"\bke ?depan(nya)?\b",
+    r"\bseterusnya\b", r"\bsetiap kali\b", r"\bjangan pernah\b", r"\btidak pernah boleh\b",
+    r"\b(di|dalam) (repo|proyek|project|codebase) (ini|kita)\b", r"\bdi (tim|kantor) kita\b",
     # zh / ja
     r"总是", r"始终", r"一律", r"永远", r"以后", r"今后", r"从现在开始", r"从今以后", r"每次",
     r"(这个|我们的)?(仓库|项目)里", r"このリポジトリ", r"このプロジェクトでは",
@@ -108,6 +112,9 @@ _SPAN = r"(?:[^.!?\n]|\.(?=\S)){0,60}?"
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdont\b", r"\bdo not\b",
     r"\bshould never\b",
+    # id: "harus", "wajib", "jangan", "nggak boleh"
+    r"\bharus\b", r"\bwajib\b", r"\bjangan\b", r"\b(tidak|tak|nggak|ngga|gak|ga) boleh\b",
+    r"\bdilarang\b", r"\b(cuma|hanya) boleh\b",
     # a value kept, with its reason: "et on reste à 30s, la CI est facturée à la minute"
     r"\bon reste (à|sur|avec|en)\b", r"\bwe('ll| will)? (stay|stick) (at|with|on)\b",
     r"\bwir bleiben (bei|auf)\b", r"\bnos quedamos (con|en)\b", r"\bficamos (com|no|na|em)\b",
@@ -375,6 +382,8 @@ _PREFERENCE = _words(
     r"предпочита", r"мне (больше )?нравится", r"лучше (использовать|писать|делать)",
     r"\bbevorzuge", r"\blieber\b", r"\bmir gefällt\b",
     r"\bje préfère\b", r"\bpréfér", r"\bplutôt\b", r"\bj'aime\b",
+    r"\b(aku|saya|gue|gw|kami|kita) (lebih )?(suka|senang)\b", r"\blebih suka\b",
+    r"\bmending\b", r"\blebih (enak|rapi|bagus|baik) (pakai|kalau|pake)\b",
     r"\bprefiero\b", r"\bprefiere\b", r"\bme gusta\b", r"\bprefiro\b", r"\bprefere\b",
     r"\bgosto de\b", r"\bmelhor usar\b", r"\bmejor usar\b",
     r"更喜欢", r"偏好", r"优先", r"倾向", r"尽量", r"好む", r"好き", r"の方がいい", r"のほうがいい",
@@ -485,6 +494,7 @@ ONE_OFF_RE = re.compile(_words(
     r"\b(desta|dessa|nesta|nessa) vez\b", r"(?<!partir de )\bhoje\b", r"\bagora não\b",
     r"\b(para|pra|para este|pra esse) (protótipo|spike|teste rápido)\b",
     r"这次", r"这回", r"(?<!从)今天", r"今回", r"今日は", r"とりあえず", r"すぐ捨てる",
+    r"\bkali ini\b", r"(?<!mulai )\bhari ini\b", r"\bsekarang (dulu|aja)\b",
     r"\b(we're|we are) throwing it away\b", r"\bwirf\w* (es|ihn|das) (eh )?weg\b",
     r"\bвсё равно выкинем\b", r"\bвыкинем\b",
 ), re.IGNORECASE)
@@ -498,6 +508,7 @@ NOT_A_RULE_RE = re.compile(
     r"\b(don't|do not) (worry|bother|hesitate|mind|forget|know|think|see|understand|have|"
     r"expect|believe|remember|recall|suppose|need"
     r" to worry)\b|\bmake sure (it|this|that|you) (works|passes|runs)\b|\bnever mind\b|"
+    r"\bjangan (khawatir|kuatir|sungkan|lupa|ragu)\b|"
     r"\b(don't|do not) actually\b|"  # "explain how to run it, don't actually run": this once
     r"\b(don't|do not) (change|touch|modify|edit|commit|push|fix|write) (anything|it|this|that|"
     r"them|yet)\b|\bjust (explain|tell|show|look)\b|"

@@ -54,6 +54,10 @@ OPEN_HEADING_RE = re.compile(_words(
     r"à (trancher|discuter|décider)", r"(por|a|para) decidir", r"para vocês decidirem",
     r"\bdúvidas?\b", r"обсудить", r"на решение", r"待讨论", r"需要讨论", r"待定",
     r"必要な作業", r"相談事項", r"検討事項", r"未決事項", r"確認が必要", r"ご判断",
+    # id: "Yang belum:", "Langkah berikutnya", "perlu diputuskan"
+    r"\byang belum\b", r"\bbelum (selesai|dikerjakan|dibuat)\b",
+    r"\blangkah (berikut|selanjut)nya\b", r"\bsisa(nya)?\b",
+    r"\bperlu (di)?(putuskan|diskusi|dibahas)\b",
 ), re.IGNORECASE)
 # How something works, not work left: "when you need to force a rebuild, run …", "once it
 # has returned, you have to spawn a fresh one".
@@ -140,6 +144,9 @@ STILL_OPEN_RE = re.compile(_words(
     # nl / tr
     r"\b(moet|moeten) (\w+ ){0,4}nog\b", r"\bnog niet\b", r"\bnog te doen\b", r"\blater\b",
     r"\bkaldı\b", r"\bhenüz\b", r"\bdaha sonra\b", r"\byapılacak\b", r"\bsonra (bakarız|yaparım)\b",
+    # id
+    r"\bbelum\b", r"\bnanti\b", r"\b(masih )?(nunggu|menunggu)\b", r"\bmasih (perlu|harus)\b",
+    r"\bperlu (di)?\w+ lagi\b",
 ), re.IGNORECASE)
 # A wrap-up saying what it could not settle: an open question, even without a "?".
 UNCERTAIN_RE = re.compile(_words(
@@ -175,6 +182,8 @@ UNCERTAIN_RE = re.compile(_words(
     r"\bniet zeker\b", r"\bweet (ik )?niet (of|zeker)\b", r"\bonduidelijk\b",
     r"\bemin değilim\b", r"\bbelli değil\b", r"\bnet değil\b", r"不太确定", r"不知道是否",
     r"확실하지 않", r"모르겠",
+    r"\b(belum|tidak|nggak) (yakin|pasti|jelas)\b", r"\bbelum (dicek|dites|diputuskan)\b",
+    r"\btergantung\b",
 ), re.IGNORECASE)
 
 # A choice made that waits on the person: "if you'd rather have floor division, say so".
