@@ -1650,6 +1650,18 @@ def test_a_next_step_and_a_question_on_one_line_are_a_todo_and_an_open_question(
                      ("open_question", "is 7 days of history enough?")]
 
 
+def test_what_follows_an_open_question_in_its_paragraph_elaborates_it():
+    from engram.capture.reading import open_items
+
+    wrap_up = ("Done.\n\nOne thing for you to decide: may a cancelled slot be booked again at "
+               "once, or only after 15 minutes? Cancelling isn't implemented yet.")
+    assert open_items(wrap_up) == [
+        ("open_question", "One thing for you to decide: may a cancelled slot be booked again "
+                          "at once, or only after 15 minutes?")]
+    assert [kind for kind, _ in open_items("Done.\n\nCancelling isn't implemented yet.")] == [
+        "todo"]  # alone, the same sentence is work left
+
+
 def test_a_heading_that_asks_heads_its_answer_and_items_lose_their_bold_labels():
     from engram.capture.reading import open_items
 

@@ -565,6 +565,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
         # names nothing without the sentences before it that say what it is about.
         whole = text_weight(item) <= MAX_OPEN_ITEM_CHARS
         uncertain = False  # one open question per paragraph, however many sentences
+        asked = False  # a question of this paragraph kept: what follows it elaborates it
         sentences = lexicon.sentences(item)
         for number, sentence in enumerate(sentences):
             choice = lexicon.CHOICE_ASK_RE.search(sentence)
@@ -579,6 +580,7 @@ def open_items(text: str) -> list[tuple[str, str]]:
             if sentence.endswith(("?", "？")):
                 if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
                     found.append(("open_question", sentence))
+                    asked = True
             elif lexicon.OFFER_RE.search(sentence) or _GIT_STATUS_RE.search(sentence) or (
                 lexicon.NOTHING_OPEN_RE.search(sentence) or _DONE_ITEM_RE.match(sentence)
             ):
@@ -591,10 +593,13 @@ def open_items(text: str) -> list[tuple[str, str]]:
                 # "falta decidir quién se entera": work that is a question to settle
                 kind = "open_question" if lexicon.UNDECIDED_RE.search(sentence) else "todo"
                 if whole and text_weight(sentence) < 40:
-                    found.append((kind, item))
+                    if not asked:
+                        found.append((kind, item))
                 elif number and (_ANAPHOR_RE.match(sentence) or not _NAMES_RE.search(sentence)):
-                    # "That will break too", "I didn't move it": what? The sentences before.
-                    found.append((kind, " ".join(sentences[max(0, number - 2):number + 1])))
+                    # "That will break too", "I didn't move it": what? The sentences before
+                    # (unless they asked a question, which this only elaborates).
+                    if not asked:
+                        found.append((kind, " ".join(sentences[max(0, number - 2):number + 1])))
                 else:
                     found.append((kind, sentence))
     return found
