@@ -1034,6 +1034,12 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
      "preference"),
     ("jangan lupa push ya", None),
     ("kali ini jangan jalankan semua tes", None),
+    # tr, hi (Hinglish): a negative imperative, "not wanted", "don't touch"; what happened
+    ("btw embassy versiyonlarını bump etme, Cargo.lock commitli", "constraint"),
+    ("sensörsüz reboot loop istemiyoruz, sensör yoksa da radyo çalışmalı", "constraint"),
+    ("sahadaki node'lar arada donuyo, son log hep sensor task'tan önce", None),
+    ("prod compose mat chhedo, woh infra team ka hai", "constraint"),
+    ("live tracking pe status updates kabhi aate hain kabhi nahi", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -1481,6 +1487,19 @@ def test_a_request_the_session_was_cut_off_in_is_left_to_do():
     for cut in (session(asked, answered=True), session(asked, said=True),
                 session("why does the sync script skip the journals?"), session("yes please")):
         assert not any("session ended" in t for t in found(cut.extract(), "todo"))
+
+
+@pytest.mark.parametrize("last, left", [
+    ("tamam oldu, reset reason'ı da uplink'e koymak lazım ama sonra",
+     "reset reason'ı da uplink'e koymak lazım ama sonra"),
+    ("perfect, load test Diwali sale ke baad karenge, abhi infra freeze hai.",
+     "load test Diwali sale ke baad karenge, abhi infra freeze hai."),
+])
+def test_work_the_person_puts_off_in_turkish_or_hinglish_is_left_to_do(last, left):
+    session = (Session().prompt("the i2c read never returns, fix it")
+               .edit("src/sensor.rs").bash("cargo test", "test result: ok. 4 passed")
+               .say("Fixed: the read now times out after 50 ms.").prompt(last).say("OK."))
+    assert any(left in t for t in found(session.extract(), "todo"))
 
 
 def test_an_attempt_taken_back_at_the_users_word_keeps_what_it_showed():

@@ -69,6 +69,12 @@ _LASTING = _words(
     r"\bmai\b", r"\bd'ora in poi\b", r"\bda ora in poi\b", r"\bda noi\b",
     r"\bin questo (repo|progetto)\b", r"\bnigdy\b", r"\bzawsze\b", r"\bod teraz\b",
     r"\bu nas\b", r"\bw tym (repo|projekcie)\b", r"항상", r"절대", r"앞으로", r"매번", r"우리 팀",
+    # tr
+    r"\bher zaman\b", r"\basla\b", r"\bhiçbir zaman\b", r"\bbundan (sonra|böyle)\b", r"\bdaima\b",
+    r"\bher seferinde\b", r"\bbu (repo|proje)(da|de)\b",
+    # hi (Hinglish)
+    r"\bhamesha\b", r"\bkabhi (bhi )?mat\b", r"\b(aaj|ab|aage) se\b",
+    r"\bis (repo|project) (mein|me)\b",
     # id (Indonesian, Malay)
     r"\bselalu\b", r"\bmulai (sekarang|hari ini|dari sekarang)\b", r"\bke ?depan(nya)?\b",
     r"\bseterusnya\b", r"\bsetiap kali\b", r"\bjangan pernah\b", r"\btidak pernah boleh\b",
@@ -115,6 +121,13 @@ _OBLIGATION = _words(
     # id: "harus", "wajib", "jangan", "nggak boleh"
     r"\bharus\b", r"\bwajib\b", r"\bjangan\b", r"\b(tidak|tak|nggak|ngga|gak|ga) boleh\b",
     r"\bdilarang\b", r"\b(cuma|hanya) boleh\b",
+    # tr: a negative imperative of the verbs a rule forbids with, "-meli/-malı", not wanted
+    r"\b(etme|yapma|dokunma|elleme|kullanma|değiştirme|ekleme|silme|bozma|yükseltme|"
+    r"commitleme|pushlama|kaldırma)\b", r"\b\w+(meyin|mayın)\b",
+    r"\b\w+(malı|meli)(yız|dır|sın)?\b",
+    r"\bzorunda(yız|sın)?\b", r"\b(istemiyoruz|istemiyorum|istenmiyor)\b",
+    # hi: "mat chhedo", "... hona chahiye", "zaroori hai"
+    r"\bmat \w+(o|na|ein|iye)\b", r"\b(hona|karna|rehna) chahiye\b", r"\bzaroori hai\b",
     # a value kept, with its reason: "et on reste à 30s, la CI est facturée à la minute"
     r"\bon reste (à|sur|avec|en)\b", r"\bwe('ll| will)? (stay|stick) (at|with|on)\b",
     r"\bwir bleiben (bei|auf)\b", r"\bnos quedamos (con|en)\b", r"\bficamos (com|no|na|em)\b",
@@ -382,6 +395,8 @@ _PREFERENCE = _words(
     r"предпочита", r"мне (больше )?нравится", r"лучше (использовать|писать|делать)",
     r"\bbevorzuge", r"\blieber\b", r"\bmir gefällt\b",
     r"\bje préfère\b", r"\bpréfér", r"\bplutôt\b", r"\bj'aime\b",
+    r"\btercih (ederim|ediyorum|ediyoruz)\b", r"\bdaha (çok )?seviyorum\b",
+    r"\b(mujhe|hume|humein) \w+( \w+)? pasand\b", r"\bbehtar (hai|hoga)\b",
     r"\b(aku|saya|gue|gw|kami|kita) (lebih )?(suka|senang)\b", r"\blebih suka\b",
     r"\bmending\b", r"\blebih (enak|rapi|bagus|baik) (pakai|kalau|pake)\b",
     r"\bprefiero\b", r"\bprefiere\b", r"\bme gusta\b", r"\bprefiro\b", r"\bprefere\b",
@@ -494,7 +509,8 @@ ONE_OFF_RE = re.compile(_words(
     r"\b(desta|dessa|nesta|nessa) vez\b", r"(?<!partir de )\bhoje\b", r"\bagora não\b",
     r"\b(para|pra|para este|pra esse) (protótipo|spike|teste rápido)\b",
     r"这次", r"这回", r"(?<!从)今天", r"今回", r"今日は", r"とりあえず", r"すぐ捨てる",
-    r"\bkali ini\b", r"(?<!mulai )\bhari ini\b", r"\bsekarang (dulu|aja)\b",
+    r"\bkali ini\b", r"\bbu sefer(lik)?\b", r"\bis baar\b", r"\babhi ke liye\b",
+    r"(?<!mulai )\bhari ini\b", r"\bsekarang (dulu|aja)\b",
     r"\b(we're|we are) throwing it away\b", r"\bwirf\w* (es|ihn|das) (eh )?weg\b",
     r"\bвсё равно выкинем\b", r"\bвыкинем\b",
 ), re.IGNORECASE)

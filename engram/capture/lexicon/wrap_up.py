@@ -144,6 +144,8 @@ STILL_OPEN_RE = re.compile(_words(
     # nl / tr
     r"\b(moet|moeten) (\w+ ){0,4}nog\b", r"\bnog niet\b", r"\bnog te doen\b", r"\blater\b",
     r"\bkaldı\b", r"\bhenüz\b", r"\bdaha sonra\b", r"\byapılacak\b", r"\bsonra (bakarız|yaparım)\b",
+    r"\blazım\b", r"\bgerek(iyor)?\b", r"\bsonra\b", r"\bbaad (mein|me)\b",
+    r"\babhi (nahi|nahin|baaki)\b", r"\bbaaki hai\b", r"\bpending hai\b",
     # id
     r"\bbelum\b", r"\bnanti\b", r"\b(masih )?(nunggu|menunggu)\b", r"\bmasih (perlu|harus)\b",
     r"\bperlu (di)?\w+ lagi\b",
@@ -183,7 +185,7 @@ UNCERTAIN_RE = re.compile(_words(
     r"\bemin değilim\b", r"\bbelli değil\b", r"\bnet değil\b", r"不太确定", r"不知道是否",
     r"확실하지 않", r"모르겠",
     r"\b(belum|tidak|nggak) (yakin|pasti|jelas)\b", r"\bbelum (dicek|dites|diputuskan)\b",
-    r"\btergantung\b",
+    r"\btergantung\b", r"\bpata nahi\b", r"\bpakka nahi\b",
 ), re.IGNORECASE)
 
 # A choice made that waits on the person: "if you'd rather have floor division, say so".
