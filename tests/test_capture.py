@@ -2492,6 +2492,34 @@ def test_an_approved_plans_reasoned_steps_and_argued_choices_are_decisions():
     assert "flake-compat" in decided[0] and decided[1].startswith("Sin DEFAULT")
 
 
+def test_a_question_back_or_a_bare_menu_before_the_work_is_no_decision():
+    def session(proposal: str) -> Session:
+        return (Session().prompt("update your applauncher shortcut to run as admin")
+                .say(proposal).prompt("'/Applications/Claude Code.app', and TOML please")
+                .edit("scripts/launch.sh").bash("bash -n scripts/launch.sh")
+                .say("Done."))
+
+    asked = ("I'm not sure which app launcher you're referring to. Could you help me "
+             "understand:\n\n1. **Which app launcher?** (e.g., Alfred, Raycast, a custom "
+             "script?)\n2. **Where is the shortcut located?**\n\nIf you're referring to a "
+             "**Claude Code** shortcut specifically, the `--dangerously-skip-permissions` flag "
+             "bypasses permission prompts—which can be useful for automation but removes "
+             "safety checks. I'd want to make sure this is intentional for your use case.")
+    menu = ("### 8. Configuration Format\n- **A) TOML** (like AeroSpace) — simple, familiar\n"
+            "- **B) JSON** — universal, easy parsing\n- **C) Swift-based DSL** — type-safe, "
+            "but steeper learning curve\n- **D) GUI-only** — no config file, all in System "
+            "Preferences\n\n---\n\nAnswer that (or just say \"your call\" and I'll pick), "
+            "then say **\"Create the plan\"**.")
+    for proposal in (menu, asked):
+        assert not found(session(proposal).extract(), "decision"), proposal
+    # options led by the reason for them are the choice's why
+    argued = ("The most cross-platform approach would be to add a minimal `package.json` with "
+              "a dev server, so nobody needs Python. Here are a few options:\n\n**Option 1: "
+              "Vite** (modern, fast, great DX)\n**Option 2: `serve`** (dead simple)\n"
+              "**Option 3: `http-server`** (classic)")
+    assert any("cross-platform" in d for d in found(session(argued).extract(), "decision"))
+
+
 def test_a_rule_in_a_short_message_keeps_what_the_person_says_after_it():
     from engram.capture.reading import rules_in
 

@@ -76,7 +76,7 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
         closing = proposal.closing()
         if closing is not None and not proposal.edited and turn.edited and turn.opener and (
             turn.opener.kind == "prompt"
-        ):
+        ) and not lexicon.CLARIFY_RE.search(closing.text):  # (what it asked, nothing proposed)
             edit = next((e.position for e in turn.events if e.tool and e.tool.name in
                          EDIT_TOOLS and e.tool.failed is False
                          and not SCRATCH_RE.match(e.tool.file_path or "")), None)
@@ -118,6 +118,11 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
         opening = (lexicon.sentences(passage) or [""])[0]
         if lexicon.TRYING_RE.search(opening) or _TRIAL_RE.match(opening):
             continue  # "Let me try without the --print flag": an experiment, not a choice
+        options = list(_OPTION_RE.finditer(passage))
+        if len(options) >= 3 and text_weight(passage[:options[0].start()]) < 60:
+            continue  # "Format: A) TOML … B) JSON … C) a Swift DSL": options offered, none
+            # chosen, no reason given (what leads to them may hold one: "the most
+            # cross-platform way is a package.json with a dev server. Options: …")
         if len(_STATUS_MARK_RE.findall(passage)) >= 2 or any(
                 re.search(r"[A-Z]{6,}", run.group()) for run in _CAPITAL_RUN_RE.finditer(passage)):
             continue  # "✅ Pre-commit checks complete ✅ 6 files staged", "THE SOLUTION:
@@ -172,6 +177,10 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 "decision", shorten(_under_heading(plain, item), MAX_REASON_CHARS),
                 "wrap-up", at=final.at, files=[], importance=0.55, anchor=final.position)))
     _keep_best(x, candidates)
+
+
+# An option offered by its letter or number: "A) TOML", "(b) JSON", "Option 2:".
+_OPTION_RE = re.compile(r"(?:^|\s|\()(?:[A-D]\)|\([a-d]\)|[Oo]ption [1-4A-D][:.)])\s")
 
 
 def _under_heading(plain: str, part: str) -> str:

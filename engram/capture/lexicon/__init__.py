@@ -5,8 +5,9 @@ reverted; an answer to a question). Words decide only what structure cannot: whe
 sentence a user typed states a lasting rule, whether the text before an edit gives a
 reason, whether a wrap-up leaves something open. Each list covers English, Russian,
 German, French, Spanish, Portuguese, Chinese and Japanese, and the commonest phrasings in
-Italian, Polish and Korean (and, for work left open, Dutch and Turkish); patterns are matched
-case-insensitively, with word boundaries only where the script has spaces.
+Italian, Polish, Korean, Turkish, Indonesian and Hinglish (and, for work left open, Dutch);
+patterns are matched case-insensitively, with word boundaries only where the script has
+spaces.
 
 The lists are grouped by what they recognise: rules.py (lasting rules and what only looks
 like one), reasons.py (the parts of a reason), problems.py (problems, diagnoses, mistakes
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from .asks import (
     CHOICE_RE,
+    CLARIFY_RE,
     DIRECTIVE_RE,
     EXPLAIN_RE,
     LEAN_RE,
@@ -123,6 +125,7 @@ __all__ = [
     "CAUSE_RE",
     "CHOICE_ASK_RE",
     "CHOICE_RE",
+    "CLARIFY_RE",
     "AS_IT_IS_RE",
     "PLACE_RE",
     "EVERY_TIME_RE",

@@ -134,3 +134,19 @@ EXPLAIN_RE = re.compile(_words(
     r"\bspiega\w*\b", r"\bобъясни\w*\b", r"\bчто такое\b", r"解释", r"什么是", r"説明して",
     r"とは", r"설명해",
 ), re.IGNORECASE)
+
+# The assistant asking what the person means before it can do anything: "I'm not sure which
+# app launcher you're referring to. Could you help me understand: …", "Which file do you
+# mean?" — the work waits on the answer, nothing is chosen yet.
+CLARIFY_RE = re.compile(_words(
+    r"\b(could|can|would) you (help me understand|clarify|tell me (which|what|where)|confirm "
+    r"(which|what|where)|point me to|share (the|which))\b",
+    r"\bi'?m not sure (which|what|where) [^.?!]{0,60}\b(you('re| are) referring to|you mean)\b",
+    r"\bwhich \w+( \w+)? (do you mean|are you referring to)\b",
+    r"\b(kannst|könntest) du (mir )?(sagen|erklären|klären),? (welche|was|wo)\b",
+    r"\bpourrais-tu (préciser|me dire)\b",
+    r"\b(puedes|podrías) (aclarar|decirme) (qué|cuál|dónde)\b",
+    r"\b(pode|poderia) (esclarecer|me dizer) (qual|o que|onde)\b",
+    r"уточни(те)?,? (какой|какую|что|где)", r"请(问|确认)你(说的|指的)是",
+    r"どの\S{1,10}のことですか",
+), re.IGNORECASE)
