@@ -2646,6 +2646,11 @@ def test_an_answer_picked_from_askuserquestion_keeps_what_the_option_said(answer
     ("Which rig do these beads belong to? (should I use 'spotter'?)", "No rig", True),
     ("Have you decided which Qt version to target?", "6.5, the LTS our contract covers", True),
     ("Is your priority speed or memory on the Pi?", "memory, it has 1 GB", True),
+    # where a thing of theirs is, what it is, how to reach it
+    ("Which repository do you want to sync? (please provide the path)", "~/Documents/M-Claude",
+     False),
+    ('Is "legion" the computer I\'m currently running on?', "yes, our current machine", False),
+    ("If legion is a separate device, how should I access it?", "over SSH as admin", False),
 ])
 def test_an_answer_about_the_persons_own_setup_decides_nothing(question, answer, kept):
     session = (
@@ -3130,6 +3135,15 @@ def test_numbered_answers_to_numbered_questions_are_decisions_with_their_questio
     assert any("6.5, it's the LTS" in d and "Which version" in d for d in decisions)
     assert any("qmake stays" in d and "qmake or CMake" in d for d in decisions)
     assert not any("Core5Compat" in d for d in decisions)  # a rule, not a choice
+    # numbered questions of where and what things are: their answers decide nothing
+    errand = (
+        Session().prompt("sync the chat logs repo")
+        .say("Before I start:\n1. Which repository? (please provide the path)\n"
+             "2. Is \"legion\" the computer I'm currently running on?")
+        .prompt("1. /Users/m/Documents/M-Claude 2. yes, our current machine")
+        .edit("scripts/sync.py")
+    )
+    assert not found(errand.extract(), "decision")
 
 
 def test_a_question_handed_to_someone_about_that_keeps_what_that_is():

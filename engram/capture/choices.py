@@ -118,7 +118,9 @@ def numbered_answers(x: Extractor, turns: list[Turn]) -> None:
         if sum("?" in q or "？" in q for q in questions) < 2 or len(answers) < 2:
             continue
         for question, answer in zip(questions, answers, strict=False):
-            if text_weight(answer) < 12 or rule_type(answer) is not None:
+            if text_weight(answer) < 12 or rule_type(answer) is not None or (
+                _ERRAND_RE.search(question)
+            ):
                 continue
             x.add(Finding("decision", f"{shorten(answer, 300)} ({shorten(question, 160)})",
                           "answer", at=prompt.at, importance=0.6,
@@ -302,7 +304,12 @@ _ERRAND_RE = re.compile(
     r"launch|kill|execute|retry)|"
     r"(do|would) you (want|like) me to (go ahead and )?(install|run|restart|reboot|re-?pair|"
     r"unpair|open|launch|kill|execute|retry)|please run|"
-    r"hast du|haben sie|as-tu|avez-vous|¿?tienes|¿?tiene usted|você tem)\b", re.IGNORECASE)
+    r"hast du|haben sie|as-tu|avez-vous|¿?tienes|¿?tiene usted|você tem)\b|"
+    # where or what something of theirs is, or how to reach it: "Which repository? (please
+    # provide the path)", "Is legion the computer I'm running on?", "how should I access it?"
+    r"\bclarif|\bplease (provide|share|specify|paste)\b|\b(path|location|hostname|ip address|"
+    r"url) (of|to|for)\b|\b(currently )?running on\b|\bhow (should|do|can) i (access|reach|"
+    r"connect to|log ?in to)\b", re.IGNORECASE)
 
 
 def answers(x: Extractor) -> None:
