@@ -2155,6 +2155,21 @@ def test_a_wrap_ups_line_that_only_introduces_what_follows_is_no_decision():
     assert any("hatchling instead of setuptools" in d for d in decisions)
 
 
+def test_a_wrap_ups_report_sections_are_not_decisions():
+    session = (
+        Session().prompt("move the recorder to an AudioWorklet")
+        .edit("js/lib/recorder.js", "createScriptProcessor", "audioWorklet.addModule")
+        .say("Done.\n\n## Key Benefits:\n- **Better Performance**: Audio processing runs on "
+             "the audio rendering thread instead of main thread\n\n**Still failing:** "
+             "Safari rejects the module, because it is served as text/plain instead of "
+             "JavaScript.\n\n## Summary\n- The worklet lives in its own file instead of a "
+             "Blob URL, because CSP forbids blob: scripts on this site")
+    )
+    decisions = found(session.extract(), "decision")
+    assert any(d.startswith("The worklet lives in its own file") for d in decisions), decisions
+    assert not any("rendering thread" in d or "Safari" in d for d in decisions), decisions
+
+
 def test_a_wrap_ups_decision_says_what_its_heading_names():
     session = (
         Session().prompt("add a GitHub Action for tests; wait, does it only run on main?")

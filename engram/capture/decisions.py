@@ -162,6 +162,8 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 lexicon.DIAGNOSIS_RE.search(sentence[:40])  # "The problem is that …": a
             ) or lexicon.OFFER_RE.search(sentence):  # cause; "if you'd rather …": an offer
                 continue
+            if _reported(plain, sentence, label):
+                continue
             score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
             if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
                 candidates.append((score, Finding(
@@ -173,10 +175,30 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
                               at=final.at, importance=0.55, anchor=final.position))
                 continue
+            if _reported(plain, item, re.match(r"^\W*([^:：]{2,40})[:：]", unmarked(item))):
+                continue
             candidates.append((1, Finding(
                 "decision", shorten(_under_heading(plain, item), MAX_REASON_CHARS),
                 "wrap-up", at=final.at, files=[], importance=0.55, anchor=final.position)))
     _keep_best(x, candidates)
+
+
+# What a report's section tells, not what the work chose: "Key Benefits:", "Highlights:",
+# "Most notable findings:", "Status:", "Contrasts drawn:", "Key Features Tested:", "Still
+# failing:".
+_REPORT_HEADING_RE = re.compile(
+    r"^\W*((key |main )?benefits?\b|highlights?$|(most )?notable findings$|(key )?findings$|"
+    r"report$|(\w+ )*status$|contrasts?( drawn)?$|(key )?features tested$|"
+    r"still (failing|broken)\b)",
+    re.IGNORECASE)
+
+
+def _reported(plain: str, part: str, label: re.Match[str] | None) -> bool:
+    """Whether a wrap-up's sentence or item sits under, or is labelled as, a report's
+    section (_REPORT_HEADING_RE)."""
+    heading = heading_before(plain, unmarked(part))
+    return any(_REPORT_HEADING_RE.match(text.strip()) for text in (
+        heading, label.group(1) if label else "") if text)
 
 
 # An option offered by its letter or number: "A) TOML", "(b) JSON", "Option 2:".
