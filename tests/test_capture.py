@@ -2065,6 +2065,12 @@ def test_what_a_wrap_up_could_not_settle_is_an_open_question(closing):
     ("python3 extract-feedback.py --help", False), ("node scripts/readiness.mjs --help", False),
     ('test -d "$HOME/.ssh"', False), ("cd app && test -f manage.py", False),
     ("python3 scripts/build.py --release", True),
+    # a project made from a template, what a test runner knows listed: done once
+    ("printf 'N\\n' | npx create-next-app@latest web --typescript --eslint", False),
+    ("npm create vite@latest web -- --template react", False), ("cargo new cli", False),
+    ("go mod init example.com/cli", False), ("go mod tidy", True),
+    ("uv run pytest --collect-only -q", False), ("uv run pytest --markers", False),
+    ("npx hardhat test", True),
 ])
 def test_only_the_projects_own_commands_are_recipes(command, recipe):
     from engram.capture.commands import is_recipe

@@ -246,8 +246,9 @@ def is_recipe(command: str, cwd: str | None) -> bool:
         return False
     if not any(_does_work(segment) for segment in shell.segments(command)):
         return False  # `bazel aquery …`, `cargo tree`: a look at the build, not a recipe
-    if any(_adds_package(segment) for segment in shell.segments(command)):
-        return False  # `npm install --save-dev prettier`: a change made once, not a recipe
+    if any(_adds_package(segment) or _scaffolds(segment) for segment in shell.segments(command)):
+        return False  # `npm install --save-dev prettier`, `npx create-next-app@latest web`: a
+        # change made once, not a recipe
     if any(len([w for w in segment[1:] if _SOURCE_FILE_RE.search(w)]) >= 3
            for segment in shell.segments(command)):
         return False  # `prettier --write a.ts b.ts c.ts`: this change's files, not a recipe
@@ -287,6 +288,31 @@ def _adds_package(segment: list[str]) -> bool:
     if "-r" in words or "--requirement" in words or "-e" in words or "--editable" in words:
         return False
     return bool(named) and not all(w in (".", "./") for w in named)
+
+
+# Creating a project from a template, or listing what a test runner knows: run once.
+_SCAFFOLD = {("npm", "init"), ("npm", "create"), ("pnpm", "create"), ("pnpm", "init"),
+             ("yarn", "create"), ("bun", "create"), ("cargo", "new"), ("cargo", "init"),
+             ("rails", "new"), ("django-admin", "startproject"), ("django-admin", "startapp"),
+             ("mix", "new"), ("mix", "phx.new"), ("dotnet", "new"),
+             ("poetry", "new"), ("uv", "init"), ("composer", "create-project"),
+             ("flutter", "create"), ("ng", "new"), ("vue", "create")}
+_LISTING_FLAGS = frozenset({"--collect-only", "--co", "--markers", "--fixtures", "--list",
+                            "--listTests", "--list-tests"})
+
+
+def _scaffolds(segment: list[str]) -> bool:
+    """`npx create-next-app@latest web`, `npm create vite@latest`, `cargo new cli`, `uv
+    init`: a project made from a template; or `pytest --collect-only`, `pytest --markers`:
+    what the runner knows, listed."""
+    words = [w for w in segment if w not in _PREFIXES]
+    if any(w in _LISTING_FLAGS for w in words):
+        return True
+    if words[:1] in (["npx"], ["uvx"], ["pnpx"], ["bunx"]):
+        words = [w for w in words[1:] if not w.startswith("-")]
+        return bool(words) and words[0].split("@")[0].rsplit("/", 1)[-1].startswith("create-")
+    return len(words) >= 2 and (words[0].rsplit("/", 1)[-1], words[1]) in _SCAFFOLD or (
+        words[:3] == ["go", "mod", "init"])
 
 
 def targets(command: str, cwd: str | None) -> list[str]:
