@@ -1681,6 +1681,17 @@ def test_what_follows_an_open_question_in_its_paragraph_elaborates_it():
         "todo"]  # alone, the same sentence is work left
 
 
+def test_asking_what_the_person_means_is_no_open_question_of_the_project():
+    from engram.capture.reading import open_items
+
+    assert open_items("Regarding your `/export` command - I'm not sure what you'd like me to "
+                      "export. Could you clarify what information you'd like exported?") == []
+    assert open_items("Done.\n\nShould clicking play open the video inline (lightbox) or "
+                      "open YouTube in a new tab?") == [
+        ("open_question", "Should clicking play open the video inline (lightbox) or open "
+                          "YouTube in a new tab?")]
+
+
 def test_a_heading_that_asks_heads_its_answer_and_items_lose_their_bold_labels():
     from engram.capture.reading import open_items
 

@@ -572,13 +572,17 @@ def open_items(text: str) -> list[tuple[str, str]]:
             if (choice or lexicon.UNCERTAIN_RE.search(sentence)) and not sentence.endswith(
                 ("?", "？")) and len(sentence) >= 12 and (
                 choice or not lexicon.OFFER_RE.search(sentence)
-            ):
+            ) and not lexicon.CLARIFY_RE.search(sentence):
                 if not uncertain:
                     found.append(("open_question", item if whole else sentence))
                 uncertain = True
                 continue
             if sentence.endswith(("?", "？")):
-                if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20:
+                # (not what the assistant needs to know to start: "Could you clarify what
+                # you'd like exported?")
+                if not lexicon.OFFER_RE.search(sentence) and len(sentence) >= 20 and not (
+                    lexicon.CLARIFY_RE.search(sentence)
+                ):
                     found.append(("open_question", sentence))
                     asked = True
             elif lexicon.OFFER_RE.search(sentence) or _GIT_STATUS_RE.search(sentence) or (

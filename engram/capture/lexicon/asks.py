@@ -141,7 +141,8 @@ EXPLAIN_RE = re.compile(_words(
 CLARIFY_RE = re.compile(_words(
     r"\b(could|can|would) you (help me understand|clarify|tell me (which|what|where)|confirm "
     r"(which|what|where)|point me to|share (the|which))\b",
-    r"\bi'?m not sure (which|what|where) [^.?!]{0,60}\b(you('re| are) referring to|you mean)\b",
+    r"\bi'?m not sure (which|what|where) [^.?!]{0,60}\b(you('re| are) referring to|you mean|"
+    r"you'?d like|you want)\b",
     r"\bwhich \w+( \w+)? (do you mean|are you referring to)\b",
     r"\b(kannst|könntest) du (mir )?(sagen|erklären|klären),? (welche|was|wo)\b",
     r"\bpourrais-tu (préciser|me dire)\b",
