@@ -65,8 +65,8 @@ HANDOFF_RE = re.compile(_words(
     r"에게 물어", r"한테 물어", r"(께|에게|한테) (여쭤|여쭈|물어)",
     r"\b(za|s)?pyta(m|my|ć|j)? \w+", r"\bpyta \w+", r"\bvraag (het )?(aan )?\w+",
     r"\bvragen aan\b", r"\b(navragen|nagaan) bij\b",
-    r"\w+'?(e|a|ye|ya) (soray(ım|acağım)|sorulacak|sormak lazım|danışmak lazım)\b",
-    r"\b\w+ se (puchna|poochna|puchh|pooch)\w*\b",
+    r"\b\w{1,30}'?(e|a|ye|ya) (soray(ım|acağım)|sorulacak|sormak lazım|danışmak lazım)\b",
+    r"\b\w{1,30} se (puchna|poochna|puchh|pooch)\w*\b",
     r"\bi'll (bring|raise) (it|this|that) (up )?(on|at|in|with|friday|monday|tomorrow)\b",
     # parked for a meeting: "let's bring it up at the standup"
     r"\b(discuss|bring (it|this) up|talk about (it|this)|decide) (at|in) (the |tomorrow's |next |"
@@ -155,7 +155,8 @@ DEFER_RE = re.compile(_words(
     r"otro pr", r"depois", r"outro pr", r"以后再", r"下次", r"別のpr", r"後で",
     r"più tardi", r"\bdomani\b", r"\bpóźniej\b", r"\bjutro\b", r"다음에", r"나중에",
     r"\bama sonra\b", r"\bsonra(ya)? (bakarız|bırakalım|yaparız)\b", r"\bşimdilik değil\b",
-    r"\bbaad (mein|me) (karenge|karte|dekhenge|karungi|karunga)\b", r"\b\w+ ke baad\b.*\bkarenge\b",
+    r"\bbaad (mein|me) (karenge|karte|dekhenge|karungi|karunga)\b",
+    r"\b\w{1,30} ke baad\b.*\bkarenge\b",
     r"\bnanti (aja|saja|dulu)\b",
     r"\bleave \S+( \S+)? (alone )?for now\b",
     # the person takes it on themselves: still open work, only not the agent's

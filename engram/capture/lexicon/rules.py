@@ -123,11 +123,11 @@ _OBLIGATION = _words(
     r"\bdilarang\b", r"\b(cuma|hanya) boleh\b",
     # tr: a negative imperative of the verbs a rule forbids with, "-meli/-malı", not wanted
     r"\b(etme|yapma|dokunma|elleme|kullanma|değiştirme|ekleme|silme|bozma|yükseltme|"
-    r"commitleme|pushlama|kaldırma)\b", r"\b\w+(meyin|mayın)\b",
-    r"\b\w+(malı|meli)(yız|dır|sın)?\b",
+    r"commitleme|pushlama|kaldırma)\b", r"\b\w{1,30}(meyin|mayın)\b",
+    r"\b\w{1,30}(malı|meli)(yız|dır|sın)?\b",
     r"\bzorunda(yız|sın)?\b", r"\b(istemiyoruz|istemiyorum|istenmiyor)\b",
     # hi: "mat chhedo", "... hona chahiye", "zaroori hai"
-    r"\bmat \w+(o|na|ein|iye)\b", r"\b(hona|karna|rehna) chahiye\b", r"\bzaroori hai\b",
+    r"\bmat \w{1,30}(o|na|ein|iye)\b", r"\b(hona|karna|rehna) chahiye\b", r"\bzaroori hai\b",
     # a value kept, with its reason: "et on reste à 30s, la CI est facturée à la minute"
     r"\bon reste (à|sur|avec|en)\b", r"\bwe('ll| will)? (stay|stick) (at|with|on)\b",
     r"\bwir bleiben (bei|auf)\b", r"\bnos quedamos (con|en)\b", r"\bficamos (com|no|na|em)\b",

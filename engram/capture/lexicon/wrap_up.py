@@ -148,7 +148,7 @@ STILL_OPEN_RE = re.compile(_words(
     r"\babhi (nahi|nahin|baaki)\b", r"\bbaaki hai\b", r"\bpending hai\b",
     # id
     r"\bbelum\b", r"\bnanti\b", r"\b(masih )?(nunggu|menunggu)\b", r"\bmasih (perlu|harus)\b",
-    r"\bperlu (di)?\w+ lagi\b",
+    r"\bperlu (di)?\w{1,30} lagi\b",
 ), re.IGNORECASE)
 # A wrap-up saying what it could not settle: an open question, even without a "?".
 UNCERTAIN_RE = re.compile(_words(
