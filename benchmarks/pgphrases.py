@@ -1,0 +1,121 @@
+"""A/B of a PostgreSQL store's keyword statistics with the phrase registry (`phrase_df`,
+schema v6: each asked phrase's df kept by the writes) against counting every phrase with
+the index on each search, in one process on one store.
+
+The store is one `benchmarks.scale` built (its database stays on the server after the
+run). The queries are the scale bench's own (same seed, same generator order). First one
+keyword-only pass registers the queries' phrases (timed: the first ask of a phrase costs
+its count once). Then per query both variants run once, in an order rotated from query to
+query, hybrid then keyword-only; each search's ids and scores are compared between the
+variants, and the statistics statement (corpus, words' df, phrases' df) is timed.
+
+    python -m benchmarks.pgphrases --db postgresql://…/engram_scale_1000000 --size 1000000
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+
+from .metrics import percentile
+from .synthetic import Generator
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def measure(url: str, size: int, seed: int, queries: int, passes: int,
+            embedder: str = "bundled") -> dict[str, Any]:
+    import engram
+    from engram.store.postgres.keywords import PHRASE_REGISTRY_MAX
+
+    gen = Generator(seed, projects=max(8, min(120, size // 400)))
+    for _ in gen.memories(size):  # the scale bench draws its queries after its records
+        pass
+    texts = gen.queries(queries)
+    variants = {"count": 0, "registry": PHRASE_REGISTRY_MAX}
+    names = list(variants)
+    times: dict[str, dict[str, list[float]]] = {n: {"hybrid": [], "keyword": []} for n in names}
+    stats_ms: dict[str, list[float]] = {n: [] for n in names}
+    different = 0
+    loads = [_load()]
+    now = datetime.now(UTC)  # a fixed clock: both variants' scores are comparable
+    with engram.open(url, embedder=embedder, clock=lambda: now) as mem:
+        mem.lifecycle.upkeep_mode = "off"
+        store = mem.store
+        rows = store._rows
+        clock = {"stats": 0.0}
+
+        def timed(sql: str, params: Any = ()) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return rows(sql, params)
+            finally:
+                if "FROM corpus c WHERE c.id = 1" in sql:
+                    clock["stats"] += (time.perf_counter() - t0) * 1000
+
+        store._rows = timed  # type: ignore[method-assign]
+        for text in texts[:5]:
+            mem.search(text)  # the model, caches and both connections warm
+        registered_before = store._rows("SELECT COUNT(*) FROM phrase_df")[0][0]
+        t0 = time.perf_counter()
+        first = []
+        for text in texts:  # the first ask of every phrase: counted and registered
+            t1 = time.perf_counter()
+            mem.search(text, pools="keyword")
+            first.append((time.perf_counter() - t1) * 1000)
+        registering_s = time.perf_counter() - t0
+        registered = store._rows("SELECT COUNT(*) FROM phrase_df")[0][0]
+        loads.append(_load())
+        for _ in range(passes):
+            for i, text in enumerate(texts):
+                order = names[i % len(names):] + names[:i % len(names)]
+                for pools, kwargs in (("hybrid", {}), ("keyword", {"pools": "keyword"})):
+                    answers = {}
+                    for name in order:
+                        store.phrase_registry_max = variants[name]
+                        clock["stats"] = 0.0
+                        t1 = time.perf_counter()
+                        response = mem.search(text, **kwargs)
+                        times[name][pools].append((time.perf_counter() - t1) * 1000)
+                        stats_ms[name].append(clock["stats"])
+                        answers[name] = [(r.memory.id, r.score) for r in response.results]
+                    different += answers["registry"] != answers["count"]
+            loads.append(_load())
+        store.phrase_registry_max = PHRASE_REGISTRY_MAX
+        store._rows = rows  # type: ignore[method-assign]
+    table = {name: {f"{pools}_{q}_ms": round(percentile(times[name][pools], q), 2)
+                    for pools in ("hybrid", "keyword") for q in (50, 95)}
+             | {"statistics_mean_ms": round(sum(stats_ms[name]) / len(stats_ms[name]), 2),
+                "statistics_p50_ms": round(percentile(stats_ms[name], 50), 2),
+                "keyword_mean_ms": round(sum(times[name]["keyword"])
+                                         / len(times[name]["keyword"]), 2)}
+             for name in names}
+    return {"size": size, "queries": len(texts), "passes": passes, "variants": table,
+            "registering": {"phrases_before": registered_before, "phrases": registered,
+                            "first_pass_s": round(registering_s, 2),
+                            "first_pass_keyword_p50_ms": round(percentile(first, 50), 2)},
+            "answers_different": different, "load": loads}
+
+
+@click.command()
+@click.option("--db", "url", required=True, metavar="URL", help="The store's database.")
+@click.option("--size", default=1_000_000, show_default=True, type=int,
+              help="The store's size as scale built it (for its queries).")
+@click.option("--seed", default=7, show_default=True, type=int)
+@click.option("--queries", default=200, show_default=True, type=int)
+@click.option("--passes", default=1, show_default=True, type=int)
+@click.option("--embedder", default="bundled", show_default=True)
+def command(url: str, size: int, seed: int, queries: int, passes: int, embedder: str) -> None:
+    """A/B: phrase df from the registry or counted with the index, one process."""
+    click.echo(json.dumps(measure(url, size, seed, queries, passes, embedder), indent=2))
+
+
+if __name__ == "__main__":
+    command()
