@@ -104,6 +104,67 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
             "answers_different": different, "load": loads}
 
 
+def ingest(server: str, rows: int, registry: int, seed: int = 7) -> dict[str, Any]:
+    """What keeping the registry costs a write: a fresh database filled chunk by chunk
+    (512 rows a transaction, `store.insert` as scale's bulk fill, no vectors: the store's
+    own work only, so the share is an upper bound), the registry holding `registry` of the
+    texts' most frequent word pairs; chunks alternate between keeping the registry and
+    skipping its statement, and each chunk's time is kept."""
+    from collections import Counter
+
+    import engram
+    from engram.service.records import prepare
+    from engram.store.postgres import keywords
+
+    from .pg import postgres_database
+
+    url = postgres_database(server, "pgphrases_ingest")
+    gen = Generator(seed, projects=max(8, min(120, rows // 400)))
+    records = list(gen.memories(rows))
+    times: dict[str, list[float]] = {"without": [], "with": []}
+    loads = [_load()]
+    with engram.open(url, embedder="none") as mem:
+        mem.lifecycle.upkeep_mode = "off"
+        store = mem.store
+        now = mem.clock()
+        prepared = [prepare(dict(r), now=now)[0] for r in records]
+        terms = [mem.index_terms_of(m) for m in prepared]
+        pairs: Counter[str] = Counter()
+        for text in terms:
+            words = text.split()
+            pairs.update(set(zip(words, words[1:], strict=False)))
+        phrases = [" ".join(p) for p, _ in pairs.most_common(registry)]
+        for i in range(0, len(phrases), 1000):
+            store._register_phrases(phrases[i:i + 1000])
+        execute = store._execute
+        skip = {"on": False}
+
+        def maybe(sql: str, params: Any = ()) -> Any:
+            if skip["on"] and sql is keywords._PHRASE_WRITES:
+                return None
+            return execute(sql, params)
+
+        store._execute = maybe  # type: ignore[method-assign]
+        chunk = 512
+        for n, start in enumerate(range(0, len(prepared), chunk)):
+            name = ("without", "with")[n % 2]
+            skip["on"] = name == "without"
+            t0 = time.perf_counter()
+            with store.transaction():
+                for memory, text in zip(prepared[start:start + chunk],
+                                        terms[start:start + chunk], strict=True):
+                    store.insert(memory, text, None)
+            times[name].append((time.perf_counter() - t0) * 1000 / len(terms[start:start + chunk]))
+        store._execute = execute  # type: ignore[method-assign]
+        registered = store._rows("SELECT COUNT(*) FROM phrase_df")[0][0]
+        size = store._rows("SELECT pg_total_relation_size('phrase_df')")[0][0]
+    loads.append(_load())
+    return {"rows": rows, "registry": registered, "registry_bytes": size,
+            "ms_per_row": {k: {"p50": round(percentile(v, 50), 4),
+                               "mean": round(sum(v) / len(v), 4)} for k, v in times.items()},
+            "load": loads}
+
+
 @click.command()
 @click.option("--db", "url", required=True, metavar="URL", help="The store's database.")
 @click.option("--size", default=1_000_000, show_default=True, type=int,
@@ -112,8 +173,17 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
 @click.option("--queries", default=200, show_default=True, type=int)
 @click.option("--passes", default=1, show_default=True, type=int)
 @click.option("--embedder", default="bundled", show_default=True)
-def command(url: str, size: int, seed: int, queries: int, passes: int, embedder: str) -> None:
+@click.option("--ingest", "ingest_rows", default=0, type=int, metavar="ROWS",
+              help="Instead: the write cost of the registry over ROWS rows in a new database"
+                   " (--db is then the server's admin database).")
+@click.option("--registry", default=20_000, show_default=True, type=int,
+              help="With --ingest: phrases registered.")
+def command(url: str, size: int, seed: int, queries: int, passes: int, embedder: str,
+            ingest_rows: int, registry: int) -> None:
     """A/B: phrase df from the registry or counted with the index, one process."""
+    if ingest_rows:
+        click.echo(json.dumps(ingest(url, ingest_rows, registry, seed), indent=2))
+        return
     click.echo(json.dumps(measure(url, size, seed, queries, passes, embedder), indent=2))
 
 

@@ -3,7 +3,10 @@
 Both engines must rank alike, so the score is FTS5's bm25 (k1 = 1.2, b = 0.75, its idf
 floor) computed from per-document term counts and corpus statistics (documents, total
 terms, each term's document frequency) that every write keeps current: a transaction
-gathers its changes to them and writes them once before it commits. An OR search with
+gathers its changes to them and writes them once before it commits. The df of a phrase
+alternative ("fast api" of FastAPI) is counted with the index the first time a search asks
+for it, then kept by the writes like a word's (`phrase_df`): counting it means rechecking
+on the heap every row that holds all its words. An OR search with
 common words ranks the rows holding a rarer word first and stops once no row with only
 common words can reach the top (exact, as WAND). `PostgresStore` inherits these methods
 (store.py holds the connection, `_rows`/`_execute` and the transaction).
@@ -26,13 +29,19 @@ K1, B = 1.2, 0.75
 PHRASE_REGISTRY_MAX = 20_000
 #: A transaction's written rows (their terms before and after, -1 / +1) against the
 #: registered phrases: each phrase whose tsquery matches a row's tsvector (computed as the
-#: `terms_tsv` column is) gains or loses it. Candidates are the phrases whose head is one
-#: of the row's lexemes: a row matching a phrase holds every lexeme of it.
+#: `terms_tsv` column is) gains or loses it. Candidates are the phrases whose first two
+#: lexemes the row holds at adjacent positions (as any row the chain matches does); the
+#: tsvectors are computed once (MATERIALIZED). Nothing is computed while none is registered.
 _PHRASE_WRITES = (
-    "WITH c AS (SELECT to_tsvector('simple', c.t) AS v, c.s FROM unnest(%s::text[],"
-    " %s::int[]) AS c(t, s)), hits AS (SELECT p.phrase, SUM(c.s) AS n FROM c CROSS JOIN"
-    " LATERAL unnest(tsvector_to_array(c.v)) AS l(lexeme) JOIN phrase_df p ON"
-    " p.head = l.lexeme WHERE c.v @@ p.query GROUP BY p.phrase)"
+    "WITH c AS MATERIALIZED (SELECT c.i, to_tsvector('simple', c.t) AS v, c.s FROM"
+    " unnest(%s::text[], %s::int[]) WITH ORDINALITY AS c(t, s, i)"
+    " WHERE EXISTS (SELECT 1 FROM phrase_df)),"
+    " at AS MATERIALIZED (SELECT c.i, l.lexeme, p.pos FROM c CROSS JOIN LATERAL unnest(c.v)"
+    " AS l CROSS JOIN LATERAL unnest(l.positions) AS p(pos)),"
+    " pairs AS (SELECT DISTINCT a.i, a.lexeme || ' ' || b.lexeme AS pair FROM at a"
+    " JOIN at b ON b.i = a.i AND b.pos = a.pos + 1),"
+    " hits AS (SELECT p.phrase, SUM(c.s) AS n FROM pairs JOIN phrase_df p ON p.pair ="
+    " pairs.pair JOIN c ON c.i = pairs.i WHERE c.v @@ p.query GROUP BY p.phrase)"
     " UPDATE phrase_df p SET df = p.df + hits.n FROM hits"
     " WHERE p.phrase = hits.phrase AND hits.n <> 0")
 #: Memories holding a word (or a hundredth of the store) from which an OR search ranks
@@ -110,7 +119,7 @@ class KeywordMethods:
         for phrase in phrases:
             # The counts come from statements a concurrent write may fall between: a
             # term can be counted in one more document than the corpus total just read.
-            n = min(df[phrase], docs)
+            n = max(0, min(df[phrase], docs))
             value = math.log((docs - n + 0.5) / (n + 0.5))
             idf[phrase] = value if value > 0 else 1e-6  # FTS5's floor for common terms
         norm = f"{K1!r} * (1 - {B!r} + {B!r} * m.terms_len / %s)"
@@ -153,7 +162,7 @@ class KeywordMethods:
     def one_reading(self) -> Iterator[None]:
         """Within the block, this thread reads each term's statistics once: a keyword
         pool's AND search, OR search and coverage weights ask for the same counts, and a
-        phrase's is counted by the index (~5 ms on average at 100K). The counts are those
+        phrase's is read from `phrase_df` or counted once. The counts are those
         of the block's first reading, as if its statements had run at one instant."""
         if getattr(self._readings, "memo", None) is not None:  # nested: the outer one
             yield
@@ -181,14 +190,14 @@ class KeywordMethods:
         docs, total_terms, word_df, phrase_df = self._rows(
             "SELECT c.docs, c.terms, (SELECT jsonb_object_agg(term, df) FROM term_df"
             " WHERE term = ANY(%s)), ARRAY(SELECT " + (
-                "COALESCE((SELECT df FROM phrase_df WHERE phrase = q.p), -1)" if registry
+                "(SELECT df FROM phrase_df WHERE phrase = q.p)" if registry
                 else "(SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple',"
                 " q.t))") +
             " FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS q(p, t, i) ORDER BY q.i)"
             " FROM corpus c WHERE c.id = 1",
             (words, multi, [tsquery_term(p) for p in multi]))[0]
         phrase_df = dict(zip(multi, phrase_df, strict=True))
-        unknown = [p for p, n in phrase_df.items() if n < 0]
+        unknown = [p for p, n in phrase_df.items() if n is None]
         if unknown:
             phrase_df.update(self._register_phrases(unknown))
         df = {**(word_df or {}), **phrase_df}
@@ -224,13 +233,14 @@ class KeywordMethods:
                 "DELETE FROM phrase_df WHERE id IN (SELECT id FROM phrase_df ORDER BY id"
                 " LIMIT GREATEST(0, (SELECT COUNT(*) FROM phrase_df) + %s - %s))",
                 (len(phrases), self.phrase_registry_max))
-            # `head`: one lexeme of the phrase (NULL when it has none: left unregistered)
+            # Only a chain of one lexeme per word (as the query reads back): a word the
+            # parser splits further is counted each time, never registered.
             conn.execute(
-                "INSERT INTO phrase_df (phrase, head, query, df) SELECT q.p, r.head, r.query,"
+                "INSERT INTO phrase_df (phrase, pair, query, df) SELECT q.p,"
+                " split_part(q.p, ' ', 1) || ' ' || split_part(q.p, ' ', 2), r.query,"
                 " (SELECT COUNT(*) FROM memories WHERE terms_tsv @@ r.query)"
                 " FROM unnest(%s::text[], %s::text[]) AS q(p, t) CROSS JOIN LATERAL (SELECT"
-                " to_tsquery('simple', q.t) AS query, (tsvector_to_array(to_tsvector("
-                "'simple', q.p)))[1] AS head) r WHERE r.head IS NOT NULL"
+                " to_tsquery('simple', q.t) AS query) r WHERE r.query::text = q.t"
                 " ON CONFLICT (phrase) DO NOTHING", (phrases, terms))
             found = dict(conn.execute(
                 "SELECT q.p, COALESCE((SELECT df FROM phrase_df WHERE phrase = q.p),"

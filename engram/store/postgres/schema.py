@@ -288,15 +288,16 @@ def _rebuild(cur: Any) -> None:
 
 #: The document frequency of the phrases searches asked for (a phrase alternative of an
 #: identifier, "fast api" of FastAPI), which counting with the index costs a heap recheck
-#: of every row holding all its words. `query` is the phrase's tsquery, `head` one lexeme
-#: of it (every matching row holds it: the write path looks registered phrases up by the
-#: lexemes of the rows it writes, keywords.py). `id` orders them for eviction. Empty on
-#: upgrade: a phrase is counted once, when first asked.
+#: of every row holding all its words. `query` is the phrase's tsquery, a chain of one
+#: lexeme per word; `pair` its first two lexemes, which a matching row holds at adjacent
+#: positions (the write path finds registered phrases by the rows' adjacent pairs,
+#: keywords.py). `id` orders them for eviction. Empty on upgrade: a phrase is counted once,
+#: when first asked.
 _V6 = """
 CREATE TABLE IF NOT EXISTS phrase_df (id BIGSERIAL NOT NULL, phrase TEXT PRIMARY KEY,
-                                      head TEXT NOT NULL, query TSQUERY NOT NULL,
+                                      pair TEXT NOT NULL, query TSQUERY NOT NULL,
                                       df BIGINT NOT NULL);
-CREATE INDEX IF NOT EXISTS phrase_df_head ON phrase_df (head);
+CREATE INDEX IF NOT EXISTS phrase_df_pair ON phrase_df (pair);
 CREATE INDEX IF NOT EXISTS phrase_df_id ON phrase_df (id)
 """
 
