@@ -235,13 +235,14 @@ class KeywordMethods:
                 (len(phrases), self.phrase_registry_max))
             # Only a chain of one lexeme per word (as the query reads back): a word the
             # parser splits further is counted each time, never registered.
+            pairs = [" ".join(p.split()[:2]) for p in phrases]
             conn.execute(
-                "INSERT INTO phrase_df (phrase, pair, query, df) SELECT q.p,"
-                " split_part(q.p, ' ', 1) || ' ' || split_part(q.p, ' ', 2), r.query,"
+                "INSERT INTO phrase_df (phrase, pair, query, df) SELECT q.p, q.pair, r.query,"
                 " (SELECT COUNT(*) FROM memories WHERE terms_tsv @@ r.query)"
-                " FROM unnest(%s::text[], %s::text[]) AS q(p, t) CROSS JOIN LATERAL (SELECT"
-                " to_tsquery('simple', q.t) AS query) r WHERE r.query::text = q.t"
-                " ON CONFLICT (phrase) DO NOTHING", (phrases, terms))
+                " FROM unnest(%s::text[], %s::text[], %s::text[]) AS q(p, t, pair)"
+                " CROSS JOIN LATERAL (SELECT to_tsquery('simple', q.t) AS query) r"
+                " WHERE r.query::text = q.t ON CONFLICT (phrase) DO NOTHING",
+                (phrases, terms, pairs))
             found = dict(conn.execute(
                 "SELECT q.p, COALESCE((SELECT df FROM phrase_df WHERE phrase = q.p),"
                 " (SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple',"
