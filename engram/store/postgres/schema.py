@@ -16,7 +16,7 @@ from typing import Any
 
 from .sql import MAX_HALFVEC_INDEX_DIM, vector_cast
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # HNSW graph quality. pgvector's default ef_construction (64) builds a graph whose walk
 # misses near-tied neighbours: on the scale benchmark's 100K memories (clusters of close
@@ -286,12 +286,29 @@ def _rebuild(cur: Any) -> None:
     cur.execute("DELETE FROM meta WHERE key IN (%s, %s)", (REBUILD_KEY, PROBE_KEY))
 
 
+#: The document frequency of the phrases searches asked for (a phrase alternative of an
+#: identifier, "fast api" of FastAPI), which counting with the index costs a heap recheck
+#: of every row holding all its words. `query` is the phrase's tsquery, a chain of one
+#: lexeme per word; `pair` its first two lexemes, which a matching row holds at adjacent
+#: positions (the write path finds registered phrases by the rows' adjacent pairs,
+#: keywords.py). `id` orders them for eviction. Empty on upgrade: a phrase is counted once,
+#: when first asked.
+_V6 = """
+CREATE TABLE IF NOT EXISTS phrase_df (id BIGSERIAL NOT NULL, phrase TEXT PRIMARY KEY,
+                                      pair TEXT NOT NULL, query TSQUERY NOT NULL,
+                                      df BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS phrase_df_pair ON phrase_df (pair);
+CREATE INDEX IF NOT EXISTS phrase_df_id ON phrase_df (id)
+"""
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     lambda cur: cur.execute(_V1),
     lambda cur: cur.execute(_V2),  # users of a shared server
     lambda cur: cur.execute(_V3),  # owners and scopes
     _v4,  # an index with the old graph parameters marked for its rebuild
     _v5,  # rows the HNSW walk cannot reach, searched exactly
+    lambda cur: cur.execute(_V6),  # the df of phrases searches asked for, kept by writes
 ]
 
 #: Serialises schema creation and upgrades between processes opening one database at once.

@@ -13,6 +13,9 @@ from ...model import Memory, stored_memory, stored_meta, stored_strings
 from ..base import Filters
 
 MAX_HALFVEC_INDEX_DIM = 4_000
+#: The transaction-level advisory lock every write holds to its COMMIT: one writer at a
+#: time per database (store.py), and a phrase registered in `phrase_df` (keywords.py).
+WRITE_LOCK = 0x656E6777  # "engw"
 
 
 def redacted_url(url: str) -> str:

@@ -41,7 +41,7 @@ from ..side import SideThread
 from .keywords import KeywordMethods
 from .ledger import Ledger
 from .schema import SCHEMA_VERSION, migrate, outdated_hnsw
-from .sql import redacted_url, row_to_memory, translate_error, where_clause
+from .sql import WRITE_LOCK, redacted_url, row_to_memory, translate_error, where_clause
 from .vectors import VectorMethods
 
 if TYPE_CHECKING:
@@ -60,7 +60,6 @@ _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 _INSERT = (f"INSERT INTO memories ({_COLUMNS}, norm, seq, terms, terms_len, term_counts,"
            f" embedding) VALUES ({', '.join(['%s'] * 25)},"
            " (SELECT COALESCE(MAX(seq), 0) + 1 FROM memories), %s, %s, %s, %s)")
-_WRITE_LOCK = 0x656E6777  # "engw": one writer at a time per database
 #: Memories written before the planner's statistics are refreshed (or a tenth of the store).
 ANALYZE_AFTER = 500
 _ANALYZED_KEY = "analyzed_seq"
@@ -285,7 +284,7 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
                 tx = self._conn.transaction()
                 tx.__enter__()
                 try:
-                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (_WRITE_LOCK,))
+                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
                 except BaseException as exc:
                     tx.__exit__(type(exc), exc, exc.__traceback__)
                     raise
@@ -367,7 +366,7 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
             embedding = None if vector is None else self._vector(vector)
             self._unwritten.append((*self._values(memory), terms, sum(counts.values()),
                                   Jsonb(counts), embedding))
-            self._count_terms(None, counts)
+            self._count_terms(None, counts, None, terms)
 
     def update(
         self, memory: Memory, terms: str | None = None, vector: np.ndarray | None = None
@@ -386,8 +385,8 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
             if vector is not None:
                 extra += ", embedding = %s"
                 params.append(self._vector(vector))
-            old = self._rows("SELECT term_counts FROM memories WHERE id = %s FOR UPDATE",
-                             (memory.id,))
+            old = self._rows("SELECT term_counts, terms FROM memories WHERE id = %s"
+                             " FOR UPDATE", (memory.id,))
             if not old:
                 raise StoreError(f"no memory with id {memory.id!r} to update")
             self._execute(
@@ -396,7 +395,7 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
                 (*values[1:], *params, memory.id),
             )
             if counts is not None:
-                self._count_terms(Counter(old[0][0]), counts)
+                self._count_terms(Counter(old[0][0]), counts, old[0][1], terms)
             if vector is not None:
                 self._execute("DELETE FROM vectors_unreached WHERE rowid = (SELECT rowid FROM"
                               " memories WHERE id = %s)", (memory.id,))
@@ -405,10 +404,10 @@ class PostgresStore(KeywordMethods, VectorMethods, LedgerMethods):
 
     def delete(self, memory_id: str) -> None:
         with self.transaction():
-            gone = self._rows("DELETE FROM memories WHERE id = %s RETURNING term_counts, rowid",
-                              (memory_id,))
+            gone = self._rows("DELETE FROM memories WHERE id = %s RETURNING term_counts, rowid,"
+                              " terms", (memory_id,))
             if gone:
-                self._count_terms(Counter(gone[0][0]), None)
+                self._count_terms(Counter(gone[0][0]), None, gone[0][2], None)
                 self._execute("DELETE FROM vectors_unreached WHERE rowid = %s", (gone[0][1],))
 
     def get(self, memory_id: str) -> Memory | None:
