@@ -15,19 +15,14 @@ variants, and the statistics statement (corpus, words' df, phrases' df) is timed
 from __future__ import annotations
 
 import json
-import os
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 import click
 
-from .metrics import percentile
+from .metrics import load_average, percentile
 from .synthetic import Generator
-
-
-def _load() -> float:
-    return round(os.getloadavg()[0], 2)
 
 
 def measure(url: str, size: int, seed: int, queries: int, passes: int,
@@ -44,7 +39,7 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
     times: dict[str, dict[str, list[float]]] = {n: {"hybrid": [], "keyword": []} for n in names}
     stats_ms: dict[str, list[float]] = {n: [] for n in names}
     different = 0
-    loads = [_load()]
+    loads = [load_average()]
     now = datetime.now(UTC)  # a fixed clock: both variants' scores are comparable
     with engram.open(url, embedder=embedder, clock=lambda: now) as mem:
         mem.lifecycle.upkeep_mode = "off"
@@ -72,7 +67,7 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
             first.append((time.perf_counter() - t1) * 1000)
         registering_s = time.perf_counter() - t0
         registered = store._rows("SELECT COUNT(*) FROM phrase_df")[0][0]
-        loads.append(_load())
+        loads.append(load_average())
         for _ in range(passes):
             for i, text in enumerate(texts):
                 order = names[i % len(names):] + names[:i % len(names)]
@@ -87,7 +82,7 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
                         stats_ms[name].append(clock["stats"])
                         answers[name] = [(r.memory.id, r.score) for r in response.results]
                     different += answers["registry"] != answers["count"]
-            loads.append(_load())
+            loads.append(load_average())
         store.phrase_registry_max = PHRASE_REGISTRY_MAX
         store._rows = rows  # type: ignore[method-assign]
     table = {name: {f"{pools}_{q}_ms": round(percentile(times[name][pools], q), 2)
@@ -122,7 +117,7 @@ def ingest(server: str, rows: int, registry: int, seed: int = 7) -> dict[str, An
     gen = Generator(seed, projects=max(8, min(120, rows // 400)))
     records = list(gen.memories(rows))
     times: dict[str, list[float]] = {"without": [], "with": []}
-    loads = [_load()]
+    loads = [load_average()]
     with engram.open(url, embedder="none") as mem:
         mem.lifecycle.upkeep_mode = "off"
         store = mem.store
@@ -158,7 +153,7 @@ def ingest(server: str, rows: int, registry: int, seed: int = 7) -> dict[str, An
         store._execute = execute  # type: ignore[method-assign]
         registered = store._rows("SELECT COUNT(*) FROM phrase_df")[0][0]
         size = store._rows("SELECT pg_total_relation_size('phrase_df')")[0][0]
-    loads.append(_load())
+    loads.append(load_average())
     return {"rows": rows, "registry": registered, "registry_bytes": size,
             "ms_per_row": {k: {"p50": round(percentile(v, 50), 4),
                                "mean": round(sum(v) / len(v), 4)} for k, v in times.items()},
@@ -181,7 +176,7 @@ def ingest_in_place(url: str, batches: int, size: int, embedder: str = "bundled"
     records = list(gen.memories(batches * size))
     times: dict[str, list[float]] = {"without": [], "with": []}
     statement: dict[str, list[float]] = {"without": [], "with": []}
-    loads = [_load()]
+    loads = [load_average()]
     with engram.open(url, embedder=embedder) as mem:
         mem.lifecycle.upkeep_mode = "off"
         store = mem.store
@@ -218,7 +213,7 @@ def ingest_in_place(url: str, batches: int, size: int, embedder: str = "bundled"
                 statement[name].append(state["ms"] / size)
         finally:
             store._execute = execute  # type: ignore[method-assign]
-    loads.append(_load())
+    loads.append(load_average())
     return {"batches": batches, "batch": size, "registry": registered,
             "ms_per_memory": {k: {"p50": round(percentile(v, 50), 3),
                                   "mean": round(sum(v) / len(v), 3)} for k, v in times.items()},

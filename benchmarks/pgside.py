@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 import click
 
-from .metrics import percentile
+from .metrics import load_average, percentile
 from .synthetic import Generator
 
 
@@ -87,10 +86,6 @@ def _build(server: str, size: int, seed: int, embedder: str) -> str:
     return url
 
 
-def _load() -> float:
-    return round(os.getloadavg()[0], 2)
-
-
 def measure(url: str, size: int, seed: int, queries: int, passes: int,
             embedder: str = "bundled") -> dict[str, Any]:
     import contextlib
@@ -114,7 +109,7 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
     times: dict[str, dict[str, list[float]]] = {n: {"hybrid": [], "keyword": []} for n in names}
     sent: dict[str, dict[str, int]] = {n: {"hybrid": 0, "keyword": 0} for n in names}
     different = 0
-    loads = [_load()]
+    loads = [load_average()]
     # A fixed clock: every variant's scores are comparable, decay included.
     now = datetime.now(UTC)
     with engram.open(url, embedder=embedder, clock=lambda: now) as mem:
@@ -141,7 +136,7 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
                         sent[name][pools] += trips.count - start_trips
                         answers[name] = [(r.memory.id, r.score) for r in response.results]
                     different += sum(1 for a in answers.values() if a != answers[names[0]])
-            loads.append(_load())
+            loads.append(load_average())
     KeywordMethods._statistics = after  # type: ignore[method-assign]
     retrieval._one_reading = reading
     rows = {}

@@ -39,7 +39,7 @@ from typing import Any
 
 import click
 
-from .metrics import percentile
+from .metrics import load_average, percentile
 from .pg import hnsw_recall, postgres_database, server_rss_mb
 from .report import markdown_table, stamp, write_section
 from .synthetic import Generator
@@ -271,7 +271,7 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
             mem._embedder = embedder
             result["settled_s"] += _settle(settle)
         text = "".join(json.dumps(r) + "\n" for r in records[distinct - sample :])
-        result["load_ingest"] = _load()
+        result["load_ingest"] = load_average()
         t0 = time.perf_counter()
         imported = mem.import_records(parse(text))
         elapsed = time.perf_counter() - t0
@@ -284,7 +284,7 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         result["settled_s"] += _settle(settle)
         for q in query_texts[:5]:
             mem.search(q)  # load vectors, warm caches
-        result["load_search"] = _load()
+        result["load_search"] = load_average()
         for label, kwargs in (("warm", {}), ("warm_keyword", {"pools": "keyword"})):
             times = []
             for q in query_texts:
@@ -317,7 +317,7 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         search = [*_engram_command(), "search", query_texts[0], "--json"]
         if not servers_only:
             result["settled_s"] += _settle(settle)
-            result["load_cold_search"] = _load()
+            result["load_cold_search"] = load_average()
             cold, proc = _timed_runs([*search, "--no-worker"], runs, env)
             result["cold_search_ms"] = round(statistics.median(cold), 1) \
                 if proc.returncode == 0 else f"failed: {proc.stderr.strip()[:200]}"
@@ -429,13 +429,6 @@ def _hook(env: dict[str, str], tmp: Path, prompt: str, runs: int) -> dict[str, A
             "hook_worker": _has_socket(home)}
 
 
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:
-        return None
-
-
 def _same_answer(a: str, b: str) -> str | None:
     """Why two `engram search --json` outputs differ (ids, order, scores), or None.
 
@@ -473,7 +466,7 @@ def _cli_worker(env: dict[str, str], tmp: Path, search: list[str], runs: int,
     if not _has_socket(home):
         return {"cold_cli_worker_ms": "no worker"}
     waited = _settle(settle)  # the worker's start (model load) is not this phase's
-    out: dict[str, Any] = {"load_cold_cli_worker": _load(), "settled_cli_s": waited}
+    out: dict[str, Any] = {"load_cold_cli_worker": load_average(), "settled_cli_s": waited}
     times, proc = _timed_runs(search, runs, env)
     _, here = _timed_runs([*search, "--no-worker"], 1, env)
     differs = (f"failed: {proc.stderr.strip()[:200]}" if proc.returncode != 0
@@ -537,7 +530,7 @@ def _mcp(env: dict[str, str], queries: list[str], here: Any) -> dict[str, Any]:
 
     command = _engram_command()
     params = StdioServerParameters(command=command[0], args=[*command[1:], "mcp"], env=env)
-    out: dict[str, Any] = {"load_mcp": _load()}
+    out: dict[str, Any] = {"load_mcp": load_average()}
 
     async def handshake() -> float:
         started = time.perf_counter()
@@ -569,7 +562,7 @@ def _mcp(env: dict[str, str], queries: list[str], here: Any) -> dict[str, Any]:
             out["mcp_p50_ms"] = round(percentile(remote, 50), 2)
             out["mcp_p95_ms"] = round(percentile(remote, 95), 2)
             out["inproc_audited_p50_ms"] = round(percentile(local, 50), 2)
-        out["load_mcp_end"] = _load()
+        out["load_mcp_end"] = load_average()
 
     try:
         anyio.run(main)
