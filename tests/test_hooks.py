@@ -263,6 +263,8 @@ def test_writing_a_claude_memory_file_imports_it(env, project_dir, tmp_path):
     assert "payment_intent" in contents[0] and "Testing:\nCheckout tests run offline" in (
         contents[0])
     assert all(m.project == "shop" and "claude-memory" in m.tags for m in saved)
+    # the session it was written in, as for every captured memory
+    assert all(m.meta.get("session_id") == data["session_id"] for m in saved), saved
     assert not any("name: payments" in c for c in contents)  # frontmatter is not a memory
 
 

@@ -208,10 +208,12 @@ def memory_file(service: Any, payload: dict[str, Any], project: str | None) -> l
         text or "", index=os.path.basename(path).upper() == "MEMORY.MD")
     if not items:
         return []
+    meta: dict[str, Any] = {"source": os.path.basename(path)}
+    if isinstance(payload.get("session_id"), str) and payload["session_id"].strip():
+        meta["session_id"] = payload["session_id"].strip()[:200]  # where it was written
     records = [
         {"content": item, "type": guess_type(item, declared), "project": project,
-         "provenance": "hook", "tags": ["claude-memory"],
-         "meta": {"source": os.path.basename(path)}}
+         "provenance": "hook", "tags": ["claude-memory"], "meta": dict(meta)}
         for item in items
     ]
     return service.save_many(records)
