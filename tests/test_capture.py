@@ -1502,6 +1502,30 @@ def test_work_the_person_puts_off_in_turkish_or_hinglish_is_left_to_do(last, lef
     assert any(left in t for t in found(session.extract(), "todo"))
 
 
+def test_a_pasted_failure_fixed_through_the_shell_is_a_bug_with_its_cause():
+    log = ("This is annoying, maybe we should use the https repo address?\n\n"  # Vercel's
+           "01:12:38.240\n Cloning into '/vercel/path0/public/tokenizer'...\n"  # log, as
+           "01:12:38.300\n Host key verification failed.\n"  # pasted
+           "01:12:38.301\n fatal: Could not read from remote repository.\n"
+           "01:12:38.330\n Error: Command \"git submodule update --init --recursive && yarn "
+           "run build\" exited with 1\n")
+
+    def session(command: str) -> Session:
+        return (Session().prompt("add the tokenizer as a submodule under public/")
+                .edit("vercel.json").say("Added the submodule and a build command.")
+                .prompt(log)
+                .say("Vercel has no SSH keys, so it can't clone the git@github.com: URL. "
+                     "Switching the submodule to HTTPS:")
+                .bash(command, "Cloning into 'public/tokenizer'...")
+                .say("Done: the submodule now uses https://github.com/…"))
+
+    fixed = session("git submodule add https://github.com/daaain/tokenizer.git public/tokenizer")
+    assert any("Host key verification failed" in b and "SSH keys" in b
+               for b in found(fixed.extract(), "bug_note"))
+    copied = session("cp -r ../tokenizer public/tokenizer")  # a copy changes no source
+    assert not any("Host key" in b for b in found(copied.extract(), "bug_note"))
+
+
 def test_an_attempt_taken_back_at_the_users_word_keeps_what_it_showed():
     session = (
         Session().prompt("the monthly report runs out of memory")

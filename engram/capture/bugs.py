@@ -43,7 +43,7 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
     the symptom instead of a second memory."""
     for previous, turn in zip([Turn(None), *turns], turns, strict=False):
         prompt = turn.opener
-        if prompt is None or prompt.kind != "prompt" or not turn.edited:
+        if prompt is None or prompt.kind != "prompt" or not (turn.edited or turn.reshaped):
             continue
         if not previous.edited and lexicon.CORRECTION_RE.match(prompt.text):
             continue  # a proposal turned down: nothing was built to be broken

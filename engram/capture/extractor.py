@@ -131,6 +131,14 @@ class Extractor:
         return gist_of(texts, MAX_APPROACH_CHARS)
 
 
+# Recording work already done (a commit, a push): stopping one changes what is recorded,
+# not how the work was done.
+RECORDING_RE = re.compile(r"(^|&&|;)\s*git (commit|push|add|tag)\b")
+# A command that rewrites the project's files as an edit would (Turn.reshaped).
+_RESHAPING_RE = re.compile(r"(^|&&|;|\|)\s*(git (submodule (add|deinit|set-url)|mv|rm|apply|"
+                           r"revert|cherry-pick)\b|sed -i|perl -[a-z]*i|patch\b)")
+
+
 @dataclass
 class Turn:
     opener: Event | None
@@ -151,6 +159,14 @@ class Turn:
             e.tool.name in EDIT_TOOLS or (e.tool.name == "Bash" and not is_read_only(
                 e.tool.command or "")))
             for e in self.events)
+
+    @property
+    def reshaped(self) -> bool:
+        """The turn changed the project's files through the shell, as an edit would: `git
+        submodule add …`, `git mv`, `git rm`, `git apply`, `sed -i`, `perl -pi` (not a copy,
+        a kill or an install, which change no source)."""
+        return any(e.tool and e.tool.name == "Bash" and e.tool.failed is False
+                   and _RESHAPING_RE.search(e.tool.command or "") for e in self.events)
 
     def closing(self) -> Event | None:
         """The turn's last words when they are a real wrap-up (not a reply to a background

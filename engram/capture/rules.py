@@ -10,9 +10,7 @@ why the user stopped it.
 
 from __future__ import annotations
 
-import re
-
-from .extractor import Extractor
+from .extractor import RECORDING_RE, Extractor
 from .finding import Finding
 from .reading import gist_of, normalized, rules_in, shorten, summary_user_messages
 
@@ -46,9 +44,10 @@ def rejections(x: Extractor) -> None:
             continue
         if rules_in(call.feedback, whole=True):
             continue  # already a rule in the user's words
-        if call.feedback.rstrip().endswith(("?", "？")) or _RECORDING_RE.search(
+        if call.feedback.rstrip().endswith(("?", "？")) or RECORDING_RE.search(
             call.command or ""
-        ):  # a question, or "add X first" said to a commit: nothing tried was wrong
+        ):  # a question, or "add X first" said to a commit (stopping one changes what is
+            # recorded, not how the work was done): nothing tried was wrong
             continue
         intent, _ = x.text_before(call.position)
         approach = gist_of(intent) or f"{call.name} {call.file_path or call.command or ''}"
@@ -56,7 +55,3 @@ def rejections(x: Extractor) -> None:
         x.add(Finding("failed_attempt", content, "rejected", at=call.at,
                       importance=0.55))
 
-
-# Recording work already done (a commit, a push): stopping one changes what is recorded,
-# not how the work was done.
-_RECORDING_RE = re.compile(r"(^|&&|;)\s*git (commit|push|add|tag)\b")
