@@ -101,8 +101,8 @@ def split_markdown(text: str, *, index: bool = False) -> tuple[list[str], str | 
     A topic file of Claude Code's auto memory (front matter with a `name` or `description`
     and a `type`) is one note by design: the fact or rule, its **Why:** and its **How to
     apply:** stay one memory, named by the note, unless it is long (then one memory per
-    section). `index`: the file is MEMORY.md, whose lines linking a
-    topic file (`- [Title](topic.md) — hook`) point to a note imported on its own."""
+    section). `index`: the file is MEMORY.md, whose lines linking a topic file (`- [Title](
+    topic.md) — hook`) point to a note imported on its own."""
     declared = None
     fields: dict[str, str] = {}
     match = _FRONTMATTER_RE.match(text)
