@@ -66,7 +66,7 @@ def measure(size: int, unique: int, queries: int, seed: int, probes: list[float]
     from engram.store.base import Filters
     from engram.store.sqlite import SQLiteStore, ann_index
 
-    gen = Generator(seed, projects=max(8, min(120, size // 400)))
+    gen = Generator.for_store(seed, size)
     distinct = min(size, unique)
     tmp = Path(tempfile.mkdtemp(prefix="engram-ann-"))
     path = tmp / "memory.db"

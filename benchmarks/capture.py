@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,18 +148,23 @@ def load_cases(halves: tuple[str, ...] = HALVES, names: tuple[str, ...] = ()
     return cases, missing
 
 
+def json_entries(lines: Iterable[str]) -> list[dict[str, Any]]:
+    """The transcript entries among JSONL lines (what is not a JSON object is skipped)."""
+    out = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(entry, dict):
+            out.append(entry)
+    return out
+
+
 def _entries(path: Path) -> list[dict[str, Any]]:
     opener = gzip.open if path.suffix == ".gz" else open
-    out = []
     with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            try:
-                entry = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(entry, dict):
-                out.append(entry)
-    return out
+        return json_entries(handle)
 
 
 # --- replay -------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ would keep; the transcripts' licences vary, so they are read in place, never com
 
 from __future__ import annotations
 
-import json
 import subprocess
 import tempfile
 from collections import Counter
@@ -20,22 +19,14 @@ from pathlib import Path
 
 import click
 
-from .capture import CORPUS, Case, run_case
+from .capture import CORPUS, Case, json_entries, run_case
 
 MIN_BYTES, MAX_BYTES = 15_000, 6_000_000
 
 
 def _head(text: str) -> list[dict]:
     """The entries of a transcript's first 200 lines, parsed once."""
-    entries = []
-    for line in text.splitlines()[:200]:
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(entry, dict):
-            entries.append(entry)
-    return entries
+    return json_entries(text.splitlines()[:200])
 
 
 def _session_ids(entries: list[dict]) -> set[str]:

@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from .metrics import load_average, percentile
-from .synthetic import Generator
+from .synthetic import Generator, scale_queries
 
 
 def measure(url: str, size: int, seed: int, queries: int, passes: int,
@@ -30,10 +30,7 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
     import engram
     from engram.store.postgres.keywords import PHRASE_REGISTRY_MAX
 
-    gen = Generator(seed, projects=max(8, min(120, size // 400)))
-    for _ in gen.memories(size):  # the scale bench draws its queries after its records
-        pass
-    texts = gen.queries(queries)
+    texts = scale_queries(seed, size, queries)
     variants = {"count": 0, "registry": PHRASE_REGISTRY_MAX}
     names = list(variants)
     times: dict[str, dict[str, list[float]]] = {n: {"hybrid": [], "keyword": []} for n in names}
@@ -114,7 +111,7 @@ def ingest(server: str, rows: int, registry: int, seed: int = 7) -> dict[str, An
     from .pg import postgres_database
 
     url = postgres_database(server, "pgphrases_ingest")
-    gen = Generator(seed, projects=max(8, min(120, rows // 400)))
+    gen = Generator.for_store(seed, rows)
     records = list(gen.memories(rows))
     times: dict[str, list[float]] = {"without": [], "with": []}
     loads = [load_average()]

@@ -26,7 +26,7 @@ from typing import Any
 import click
 
 from .metrics import load_average, percentile
-from .synthetic import Generator
+from .synthetic import Generator, scale_queries
 
 
 def _statistics_before(self: Any, phrases: list[str]) -> tuple[int, float, dict[str, int]]:
@@ -79,7 +79,7 @@ def _build(server: str, size: int, seed: int, embedder: str) -> str:
     from .scale import _bulk_fill
 
     url = postgres_database(server, f"side_{size}")
-    gen = Generator(seed, projects=max(8, min(120, size // 400)))
+    gen = Generator.for_store(seed, size)
     with engram.open(url, embedder=embedder) as mem:
         mem.lifecycle.upkeep_mode = "off"
         _bulk_fill(mem, list(gen.memories(size)), mem.embedder, False)
@@ -94,10 +94,7 @@ def measure(url: str, size: int, seed: int, queries: int, passes: int,
     from engram import retrieval
     from engram.store.postgres.keywords import KeywordMethods
 
-    gen = Generator(seed, projects=max(8, min(120, size // 400)))
-    for _ in gen.memories(size):  # the scale bench draws its queries after its records
-        pass
-    texts = gen.queries(queries)
+    texts = scale_queries(seed, size, queries)
     after, reading = KeywordMethods._statistics, retrieval._one_reading
     trips = _RoundTrips()
     variants = {  # beside, statistics, one reading per pool

@@ -216,7 +216,7 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         unique = 0  # no row replication on PostgreSQL: every record is its own
 
     result: dict[str, Any] = {"size": size}
-    gen = Generator(seed, projects=max(8, min(120, size // 400)))
+    gen = Generator.for_store(seed, size)
     distinct = size if full or not unique else min(size, unique)
     records = list(gen.memories(distinct))
     if distinct < size:

@@ -111,6 +111,12 @@ class Generator:
         self.types = list(TYPE_WEIGHTS)
         self.weights = list(TYPE_WEIGHTS.values())
 
+    @classmethod
+    def for_store(cls, seed: int, size: int) -> Generator:
+        """The generator the scale benchmark fills a store of `size` memories with: more
+        projects for a larger store (8 to 120)."""
+        return cls(seed, projects=max(8, min(120, size // 400)))
+
     def _slots(self) -> dict[str, Any]:
         r = self.rng
         verb, noun = r.choice(VERBS), r.choice(NOUNS)
@@ -165,3 +171,13 @@ class Generator:
 
     def queries(self, count: int) -> list[str]:
         return [self.rng.choice(QUERY_TEMPLATES).format(**self._slots()) for _ in range(count)]
+
+
+def scale_queries(seed: int, size: int, count: int) -> list[str]:
+    """The queries the scale benchmark asks of a store it filled with `size` distinct
+    records (as on PostgreSQL): drawn after them from the same generator, so a side
+    benchmark on that store asks the very same ones."""
+    gen = Generator.for_store(seed, size)
+    for _ in gen.memories(size):
+        pass
+    return gen.queries(count)
