@@ -44,6 +44,9 @@ _PHRASE_WRITES = (
     " pairs.pair JOIN c ON c.i = pairs.i WHERE c.v @@ p.query GROUP BY p.phrase)"
     " UPDATE phrase_df p SET df = p.df + hits.n FROM hits"
     " WHERE p.phrase = hits.phrase AND hits.n <> 0")
+#: A phrase's df counted with the index (`q.t`: its tsquery text), every row holding all
+#: its words rechecked on the heap.
+_PHRASE_COUNT = "(SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple', q.t))"
 #: Memories holding a word (or a hundredth of the store) from which an OR search ranks
 #: the rows with its rarer words first (keyword_search).
 COMMON_DF = 500
@@ -191,8 +194,7 @@ class KeywordMethods:
             "SELECT c.docs, c.terms, (SELECT jsonb_object_agg(term, df) FROM term_df"
             " WHERE term = ANY(%s)), ARRAY(SELECT " + (
                 "(SELECT df FROM phrase_df WHERE phrase = q.p)" if registry
-                else "(SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple',"
-                " q.t))") +
+                else _PHRASE_COUNT) +
             " FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS q(p, t, i) ORDER BY q.i)"
             " FROM corpus c WHERE c.id = 1",
             (words, multi, [tsquery_term(p) for p in multi]))[0]
@@ -226,8 +228,7 @@ class KeywordMethods:
             if not conn.execute("SELECT pg_try_advisory_xact_lock(%s)",
                                 (WRITE_LOCK,)).fetchone()[0]:
                 return dict(conn.execute(
-                    "SELECT q.p, (SELECT COUNT(*) FROM memories WHERE terms_tsv @@"
-                    " to_tsquery('simple', q.t)) FROM unnest(%s::text[], %s::text[])"
+                    f"SELECT q.p, {_PHRASE_COUNT} FROM unnest(%s::text[], %s::text[])"
                     " AS q(p, t)", (phrases, terms)).fetchall())
             conn.execute(
                 "DELETE FROM phrase_df WHERE id IN (SELECT id FROM phrase_df ORDER BY id"
@@ -245,8 +246,7 @@ class KeywordMethods:
                 (phrases, terms, pairs))
             found = dict(conn.execute(
                 "SELECT q.p, COALESCE((SELECT df FROM phrase_df WHERE phrase = q.p),"
-                " (SELECT COUNT(*) FROM memories WHERE terms_tsv @@ to_tsquery('simple',"
-                " q.t))) FROM unnest(%s::text[], %s::text[]) AS q(p, t)",
+                f" {_PHRASE_COUNT}) FROM unnest(%s::text[], %s::text[]) AS q(p, t)",
                 (phrases, terms)).fetchall())
         return {p: int(found[p]) for p in phrases}
 
