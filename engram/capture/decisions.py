@@ -152,7 +152,7 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             # neither an offer to do more ("…, or would you prefer …?"), nor what only
             # introduces the lines below it ("Instead of hunting for files, use:"), nor a
             # table's row
-            label = re.match(r"^\W*([^:：]{2,40})[:：]", sentence)
+            label = _LABEL_RE.match(sentence)
             if len(sentence) < 50 or lexicon.CAUSE_LABEL_RE.match(sentence) or (
                 _FIXED_ITEM_RE.match(unmarked(sentence))  # a fix told: its bug note's
             ) or (
@@ -162,12 +162,14 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 lexicon.DIAGNOSIS_RE.search(sentence[:40])  # "The problem is that …": a
             ) or lexicon.OFFER_RE.search(sentence):  # cause; "if you'd rather …": an offer
                 continue
-            if _reported(plain, sentence, label):
+            said = unmarked(sentence)
+            heading = heading_before(plain, said)
+            if _reported(heading, label):
                 continue
             score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
             if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
                 candidates.append((score, Finding(
-                    "decision", shorten(_under_heading(plain, sentence), MAX_REASON_CHARS),
+                    "decision", shorten(_with_heading(said, heading), MAX_REASON_CHARS),
                     "wrap-up", at=final.at, files=[], importance=0.6,
                     anchor=final.position)))
         for item in design_items(settled):
@@ -175,10 +177,12 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
                               at=final.at, importance=0.55, anchor=final.position))
                 continue
-            if _reported(plain, item, re.match(r"^\W*([^:：]{2,40})[:：]", unmarked(item))):
+            said = unmarked(item)
+            heading = heading_before(plain, said)
+            if _reported(heading, _LABEL_RE.match(said)):
                 continue
             candidates.append((1, Finding(
-                "decision", shorten(_under_heading(plain, item), MAX_REASON_CHARS),
+                "decision", shorten(_with_heading(said, heading), MAX_REASON_CHARS),
                 "wrap-up", at=final.at, files=[], importance=0.55, anchor=final.position)))
     _keep_best(x, candidates)
 
@@ -193,10 +197,13 @@ _REPORT_HEADING_RE = re.compile(
     re.IGNORECASE)
 
 
-def _reported(plain: str, part: str, label: re.Match[str] | None) -> bool:
-    """Whether a wrap-up's sentence or item sits under, or is labelled as, a report's
-    section (_REPORT_HEADING_RE)."""
-    heading = heading_before(plain, unmarked(part))
+# A line's own label: "Status: …", "Key Benefits: …".
+_LABEL_RE = re.compile(r"^\W*([^:：]{2,40})[:：]")
+
+
+def _reported(heading: str, label: re.Match[str] | None) -> bool:
+    """Whether a wrap-up's sentence or item sits under (`heading`), or is labelled as, a
+    report's section (_REPORT_HEADING_RE)."""
     return any(_REPORT_HEADING_RE.match(text.strip()) for text in (
         heading, label.group(1) if label else "") if text)
 
@@ -205,12 +212,10 @@ def _reported(plain: str, part: str, label: re.Match[str] | None) -> bool:
 _OPTION_RE = re.compile(r"(?:^|\s|\()(?:[A-D]\)|\([a-d]\)|[Oo]ption [1-4A-D][:.)])\s")
 
 
-def _under_heading(plain: str, part: str) -> str:
-    """A wrap-up's sentence or item said whole: without its Markdown marks, and with the
-    heading it sits under in the wrap-up's `plain` (unemphasised) text when that names what
-    it is about ("GitHub Action: Trigger: now runs on all pushes")."""
-    said = unmarked(part)
-    heading = heading_before(plain, said)
+def _with_heading(said: str, heading: str) -> str:
+    """A wrap-up's sentence or item said whole (`said`: without its Markdown marks), with
+    the heading it sits under (reading.heading_before) when that names what it is about
+    ("GitHub Action: Trigger: now runs on all pushes")."""
     return f"{heading}: {said}" if heading and heading.lower() not in said.lower() else said
 
 
