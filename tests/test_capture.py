@@ -4151,6 +4151,32 @@ def test_a_review_keeps_its_findings_and_a_file_made_then_deleted_decides_nothin
     assert found(plain.extract(), "bug_note") == []
 
 
+def test_a_review_finding_laid_out_as_labelled_fields_is_one_finding():
+    session = (
+        Session().prompt("review the protection of our main branch: how did a direct "
+                         "push get past it? just findings")
+        .bash("gh api repos/acme/app/branches/main/protection",
+              '{"enforce_admins": {"enabled": false}, "required_pull_request_reviews": '
+              '{"required_approving_review_count": 0}}')
+        .say("FINDINGS:\n\nGap #1: Admins Can Bypass All Protections\n"
+             "- Setting: `enforce_admins` = false\n"
+             "- Impact: the repository owner can push straight to main, past the checks\n"
+             "- Severity: CRITICAL\n\n"
+             "Gap #2: No Approvals Required\n"
+             "- Setting: `required_approving_review_count` = 0\n"
+             "- Impact: even a pull request needs nobody to review it\n")
+    )
+    extraction = session.extract()
+    bugs = found(extraction, "bug_note")
+    assert len(bugs) == 2, bugs
+    assert bugs[0].startswith("Gap #1: Admins Can Bypass All Protections — Setting:")
+    assert "push straight to main" in bugs[0] and "Severity: CRITICAL" in bugs[0]
+    assert "required_approving_review_count" in bugs[1]
+    # what the forge answered is the world outside the code: the session is not empty
+    assert not extraction.empty
+    assert len(found(extraction, "project_fact")) == 1
+
+
 def test_a_bug_found_on_the_way_and_fixed_is_a_bug_note():
     session = (
         Session().prompt("write tests for the porcelain parser")

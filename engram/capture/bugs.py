@@ -267,32 +267,53 @@ def _labelled_cause(closing: Event | None) -> str:
 def review_findings(x: Extractor, turns: list[Turn]) -> None:
     """A review of someone's change asked for ("review #88"): the findings the last
     listing reply gives are the bugs a colleague keeps — not its open questions, its
-    offers, or what it says was left undone."""
+    offers, or what it says was left undone. A finding laid out as a heading over
+    labelled fields ("Gap #1: Admins can bypass" / "- Setting: enforce_admins = false" /
+    "- Impact: …") is one finding, not one per field."""
     if not lexicon.REVIEW_RE.search(x.opening):
         return
     final = next((t.closing() for t in reversed(turns) if t.closing() is not None
                   and list_items(t.closing().text)), None)
     if final is None:
         return
+    found: list[str] = []
     skipping = False
-    found = 0
+    head, fields = "", []  # the heading over labelled fields, and those fields
+
+    def close_block() -> None:
+        if fields and head:
+            found.append(f"{head} — {'; '.join(fields)}")
+        fields.clear()
+
     for raw in final.text.splitlines():
         line = raw.strip()
         item = LIST_ITEM_RE.match(line)
         if not item:
             label = re.match(r"^\W*([^:：]{2,60}?)\W*[:：]", line)
             if line and (is_heading(line) or label):
+                close_block()
                 heading = label.group(1) if label else line
                 skipping = open_heading(heading) or bool(QUESTION_WORD_RE.search(heading))
+                head = unemphasised(line).strip(" *#:：")
             continue
         text = unemphasised(item.group(1)).strip()
-        if skipping or text_weight(text) < 40 or text.endswith(("?", "？")) or (
-            lexicon.OFFER_RE.search(text)
-        ) or found >= 6:
+        if skipping or text.endswith(("?", "？")) or lexicon.OFFER_RE.search(text):
             continue
+        if _FIELD_RE.match(text) and head and not is_heading(head):
+            fields.append(text)
+            continue
+        close_block()
+        if text_weight(text) >= 40:
+            found.append(text)
+    close_block()
+    for n, text in enumerate(found[:6]):
         x.add(Finding("bug_note", shorten(text, MAX_FIX_CHARS), "review", at=final.at,
-                      importance=0.55, anchor=final.position * 64 + found))
-        found += 1
+                      importance=0.55, anchor=final.position * 64 + n))
+
+
+# A list item that is one labelled field of the finding above it ("Impact: …",
+# "Severity: HIGH", "File: src/x.py"): a short label, then its value.
+_FIELD_RE = re.compile(r"^[\w][\w ./-]{0,24}[:：]\s+\S")
 
 
 def listed_fixes(x: Extractor, turns: list[Turn]) -> None:

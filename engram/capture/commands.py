@@ -154,8 +154,8 @@ _INTERPRETERS = frozenset({"node", "python", "python3", "ruby", "deno", "bun", "
 def is_query(command: str) -> bool:
     """A command that asks and changes nothing in the project: a process list, a service's
     state, an HTTP GET, a throw-away script (inline or in /tmp) fetching data; every other
-    part of it only reads. `argocd app diff`, `launchctl list`, `curl …/rpc` are queries;
-    `git push`, `kubectl apply`, `npm test` are not."""
+    part of it only reads. `argocd app diff`, `launchctl list`, `curl …/rpc`, `gh pr view`
+    are queries; `git push`, `kubectl apply`, `npm test` are not."""
     parts = shell.segments(command)
     asked = False
     for words in parts:
@@ -187,6 +187,8 @@ def is_query(command: str) -> bool:
             asked = True
         elif not is_read_only(" ".join(rest)):
             return False
+        elif program in ("gh", "glab"):
+            asked = True  # the forge's state (`gh api …/protection`, `gh run view`)
     return asked
 
 
