@@ -3641,6 +3641,25 @@ def test_what_a_turn_found_out_by_looking_and_the_person_accepted_is_a_project_f
     assert "What's the issue" not in facts[0]
 
 
+def test_what_a_machine_answered_over_ssh_is_a_project_fact_and_a_change_there_is_not():
+    looked = (
+        Session().prompt("is docker on the router?")
+        .bash('ssh -o ConnectTimeout=10 root@192.168.8.1 "docker ps -a && which docker"',
+              "CONTAINER ID   IMAGE   COMMAND\n/usr/bin/docker")
+        .say("Docker is installed on your router at `/usr/bin/docker`, but there are no "
+             "containers, running or stopped.")
+    )
+    facts = found(looked.extract(), "project_fact")
+    assert len(facts) == 1 and "/usr/bin/docker" in facts[0], facts
+    changed = (
+        Session().prompt("is docker on the router?")
+        .bash('ssh root@192.168.8.1 "opkg install dockerd"', "Installing dockerd")
+        .say("Docker was not there: it is installed on your router now, at /usr/bin/docker, "
+             "and its service starts at boot.")
+    )
+    assert found(changed.extract(), "project_fact") == []
+
+
 def test_an_answer_from_the_projects_own_checks_or_acted_on_next_is_no_project_fact():
     diagnosed = (
         Session().prompt("why is the nightly job three hours instead of forty minutes?")

@@ -154,8 +154,8 @@ _INTERPRETERS = frozenset({"node", "python", "python3", "ruby", "deno", "bun", "
 def is_query(command: str) -> bool:
     """A command that asks and changes nothing in the project: a process list, a service's
     state, an HTTP GET, a throw-away script (inline or in /tmp) fetching data; every other
-    part of it only reads. `argocd app diff`, `launchctl list`, `curl …/rpc`, `gh pr view`
-    are queries; `git push`, `kubectl apply`, `npm test` are not."""
+    part of it only reads. `argocd app diff`, `launchctl list`, `curl …/rpc`, `gh pr view`,
+    `ssh host docker ps` are queries; `git push`, `kubectl apply`, `npm test` are not."""
     parts = shell.segments(command)
     asked = False
     for words in parts:
@@ -167,7 +167,12 @@ def is_query(command: str) -> bool:
         if not rest or rest[0] in ("cd", "export", "set"):
             continue
         program = rest[0].rsplit("/", 1)[-1]
-        if program in _HTTP:
+        if program == "ssh":
+            remote = _remote_command(rest[1:])
+            if remote and not (is_query(remote) or is_read_only(remote)):
+                return False  # a change made over there
+            asked = True  # a login shows the machine; a read-only command asks it
+        elif program in _HTTP:
             if any(w in _SENDING or w.startswith(("-X", "--data", "-d")) for w in rest[1:]) and (
                 not any(w in ("GET", "-XGET") for w in rest)
             ) and not _READ_REQUEST_RE.search(" ".join(rest)):
@@ -190,6 +195,19 @@ def is_query(command: str) -> bool:
         elif program in ("gh", "glab"):
             asked = True  # the forge's state (`gh api …/protection`, `gh run view`)
     return asked
+
+
+# ssh's options that take a value (`-o ConnectTimeout=10`, `-p 2222`, `-i key`).
+_SSH_VALUED = frozenset("bcDEeFIiJLlmOopQRSWw")
+
+
+def _remote_command(args: list[str]) -> str:
+    """What `ssh [options] host command…` runs over there ("" for a login)."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        flag = args[index]
+        index += 2 if len(flag) == 2 and flag[1] in _SSH_VALUED else 1
+    return " ".join(args[index + 1:])
 
 
 def run_outcome(call: ToolCall) -> bool | None:
