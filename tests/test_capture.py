@@ -2207,7 +2207,7 @@ def test_a_wrap_ups_report_sections_are_not_decisions():
              "Blob URL, because CSP forbids blob: scripts on this site")
     )
     decisions = found(session.extract(), "decision")
-    assert any(d.startswith("The worklet lives in its own file") for d in decisions), decisions
+    assert any("The worklet lives in its own file" in d for d in decisions), decisions
     assert not any("rendering thread" in d or "Safari" in d for d in decisions), decisions
 
 
@@ -2224,6 +2224,26 @@ def test_a_wrap_ups_decision_says_what_its_heading_names():
         decisions)
     assert any(d.startswith("Pyright runs as its own step") for d in decisions)  # no heading
     assert not any("**" in d for d in decisions)
+
+
+def test_a_wrap_ups_replacement_is_a_decision_told_with_the_short_request_it_answers():
+    session = (
+        Session().prompt("add a Pause/Resume feature")
+        .edit("script.js", "startBtn.onclick = start", "toggleBtn.onclick = toggle")
+        .say("Done!\n\n## Changes Made:\n\n**UI Updates:**\n- **Single toggle button** - "
+             "Replaced separate Start/Pause buttons with one toggle button\n- The countdown "
+             "greys out while paused")
+    )
+    decisions = found(session.extract(), "decision")
+    assert decisions == ["add a Pause/Resume feature — UI Updates: Single toggle button - "
+                         "Replaced separate Start/Pause buttons with one toggle button"], decisions
+    pasted = (
+        Session().prompt("https://shop.example.com/checkout")
+        .edit("script.js", "startBtn.onclick = start", "toggleBtn.onclick = toggle")
+        .say("Done!\n\n- Replaced separate Start/Pause buttons with one toggle button on "
+             "the checkout page")
+    )
+    assert [d[:8] for d in found(pasted.extract(), "decision")] == ["Replaced"]
 
 
 def test_a_fix_listed_in_a_commit_that_is_not_one_is_a_bug_note_of_its_own():

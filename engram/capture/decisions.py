@@ -15,7 +15,7 @@ from . import lexicon
 from .changes import change_gist
 from .commands import SCRATCH_RE
 from .commits import commit_of
-from .extractor import EDIT_TOOLS, Extractor, Turn, relative_path
+from .extractor import EDIT_TOOLS, Extractor, Turn, is_prompt, relative_path
 from .finding import MAX_FIX_CHARS, Finding
 from .reading import (
     MAX_REASON_CHARS,
@@ -37,6 +37,14 @@ from .reading import (
 from .transcript import ToolCall
 
 MAX_DECISIONS = 8
+MAX_REQUEST_CHARS = 80  # a request short enough to name a wrap-up's subject
+# in words (not a pasted path or address): "add a Pause/Resume feature"
+# a reply to what came before ("yes, please try iterating", "pushed - check CI"), no subject
+_REPLY_RE = re.compile(
+    r"^\W*(yes|yeah|yep|ok(ay)?|sure|great|nice|cool|perfect|thanks?|pushed|done|good|"
+    r"alright|go ahead|да|ага|ок|хорошо|ja|jep|oui|d'accord|sí|vale|sim|好|はい)\b",
+    re.IGNORECASE)
+_REQUEST_RE = re.compile(r"^(?![\w.-]*[/~:\\])[^\W\d_]+\S*(\s+\S+){2,}$(?<![?？])")
 _STATUS_MARK_RE = re.compile(r"[✅❌🟡🟢🔴📋🔍🚀🎉]|⚠️")
 # Four capitalised words in a row, one of them long: a heading shouted ("THE ACTUAL
 # IMPLEMENTATION WHY"), not a run of acronyms ("AWS SDK API").
@@ -143,10 +151,17 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
     # tuned the rules on they found no item the rest missed, and stored noise.)
     edited = any(e.tool is not None and e.tool.name in EDIT_TOOLS and e.tool.failed is False
                  for e in x.events)
-    final = next((closing for t in reversed(turns)
-                  if t.worked and (closing := t.closing()) is not None), None)
-    if final is not None and edited and final.position not in seen:
+    last = next((t for t in reversed(turns) if t.worked and t.closing() is not None), None)
+    final = last.closing() if last is not None else None
+    if last is not None and final is not None and edited and final.position not in seen:
         settled = done_part(final.text)
+        # a short request names what the choices are about ("add a Pause/Resume feature");
+        # a problem reported is the bug note's, which tells the same wrap-up; a reply
+        # names nothing
+        asked = last.opener.prose.strip() if is_prompt(last.opener) else ""
+        about = asked if _REQUEST_RE.match(asked) and text_weight(
+            asked) <= MAX_REQUEST_CHARS and not (
+            lexicon.PROBLEM_RE.search(asked) or _REPLY_RE.match(asked)) else ""
         plain = unemphasised(settled)  # where each kept line's heading is looked up
         for sentence in lexicon.sentences(settled):
             # neither an offer to do more ("…, or would you prefer …?"), nor what only
@@ -169,7 +184,8 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
             if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
                 candidates.append((score, Finding(
-                    "decision", shorten(_with_heading(said, heading), MAX_REASON_CHARS),
+                    "decision", shorten(_about(about, _with_heading(said, heading)),
+                                        MAX_REASON_CHARS),
                     "wrap-up", at=final.at, files=[], importance=0.6,
                     anchor=final.position)))
         for item in design_items(settled):
@@ -182,7 +198,8 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             if _reported(heading, _LABEL_RE.match(said)):
                 continue
             candidates.append((1, Finding(
-                "decision", shorten(_with_heading(said, heading), MAX_REASON_CHARS),
+                "decision", shorten(_about(about, _with_heading(said, heading)),
+                                    MAX_REASON_CHARS),
                 "wrap-up", at=final.at, files=[], importance=0.55, anchor=final.position)))
     _keep_best(x, candidates)
 
@@ -217,6 +234,14 @@ def _with_heading(said: str, heading: str) -> str:
     the heading it sits under (reading.heading_before) when that names what it is about
     ("GitHub Action: Trigger: now runs on all pushes")."""
     return f"{heading}: {said}" if heading and heading.lower() not in said.lower() else said
+
+
+def _about(request: str, said: str) -> str:
+    """A wrap-up's choice with the short request it answered, when the choice does not
+    already say it ("add a Pause/Resume feature — Single toggle button: replaced …")."""
+    if not request or normalized(request) in normalized(said):
+        return said
+    return f"{request.rstrip('.!')} — {said}"
 
 
 def _reasoned_choice(texts: list[str]) -> str:

@@ -17,6 +17,9 @@ ALTERNATIVE_RE = re.compile(_words(
     r"\bin favou?r of\b", r"\bover (the|a|an)\b", r"\bvs\.?(?=\s)", r"\bversus\b",
     r"\bnot (the|a|an)? ?\S+,? (but|since|because)\b", r"\bswitch(ed|ing)? (to|from)\b",
     r"\bswap(ped|ping)? (to|for|in|out)\b",
+    # one design put in another's place: "Replaced separate Start/Pause buttons with one
+    # toggle button"
+    r"\breplac(ed|ing|es)\b[^.;:]{3,60}\b(with|by)\b",
     r"\bgo(ing)? with\b", r"\bwent with\b", r"\bopt(ed)? for\b", r"\bchose\b", r"\bpicked\b",
     r"\bbetter (than|fit|choice)\b", r"\bprefer\b", r"\bprefiero\b", r"\bprefiro\b",
     r"\bje préfère\b", r"\bbevorzuge\b", r"предпочита\w+|предпочту", r"更倾向",
