@@ -3680,6 +3680,19 @@ def test_what_a_machine_answered_over_ssh_is_a_project_fact_and_a_change_there_i
     assert found(changed.extract(), "project_fact") == []
 
 
+def test_a_finding_that_points_to_what_it_shows_keeps_what_it_shows():
+    session = (
+        Session().prompt("where does claude code keep the conversation of this dir?")
+        .bash("ls -la ~/.claude/projects/-home-ana-shop", "75bbee08-a253.jsonl")
+        .say("The conversation for this directory is stored at:\n\n```\n"
+             "~/.claude/projects/-home-ana-shop/75bbee08-a253.jsonl\n```\n\nOr, in full:\n"
+             "```\n/home/ana/.claude/projects/-home-ana-shop/75bbee08-a253.jsonl\n```")
+    )
+    facts = found(session.extract(), "project_fact")
+    assert len(facts) == 1 and facts[0].endswith(
+        "stored at: ~/.claude/projects/-home-ana-shop/75bbee08-a253.jsonl"), facts
+
+
 def test_an_answer_from_the_projects_own_checks_or_acted_on_next_is_no_project_fact():
     diagnosed = (
         Session().prompt("why is the nightly job three hours instead of forty minutes?")

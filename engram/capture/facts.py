@@ -40,12 +40,27 @@ def found_out(x: Extractor, turns: list[Turn]) -> None:
             after.prose
         ) or following is not None and following.edited:
             continue
-        answer = gist_of([closing.text], MAX_FINDING_CHARS)
+        answer = _with_shown(gist_of([closing.text], MAX_FINDING_CHARS), closing.text)
         if text_weight(answer) < MIN_WRAP_UP_CHARS:
             continue
         x.add(Finding("project_fact", f"{shorten(prompt.prose, 160)} — {answer}",
                       "finding", at=closing.at, importance=0.55,
                       anchor=closing.position))
+
+
+_FENCE_RE = re.compile(r"```[^\n]*\n(.*?)\n\s*```", re.DOTALL)
+MAX_SHOWN_CHARS = 300
+
+
+def _with_shown(answer: str, text: str) -> str:
+    """An answer that introduces what it shows ("The conversation is stored at:") with
+    that: the short block it points to (a path, a command's line), which is the answer."""
+    if not answer.rstrip().endswith((":", "：")):
+        return answer
+    shown = _FENCE_RE.search(text)
+    if shown is None or len(shown.group(1).strip()) > MAX_SHOWN_CHARS:
+        return answer
+    return f"{answer.rstrip()} {' '.join(shown.group(1).split())}"
 
 
 #: Tools that look beyond the project's files.
