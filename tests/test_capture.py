@@ -1397,6 +1397,21 @@ def test_a_problem_supposed_in_a_request_is_no_reported_bug():
     assert found(seen.extract(), "bug_note")
 
 
+def test_a_behaviour_the_person_expected_and_did_not_get_is_a_reported_bug():
+    def session(prompt: str) -> Session:
+        return (Session().prompt(prompt)
+                .say("The app just silently opens System Settings, with no explanation. "
+                     "Adding a proper alert with an Open Settings button.")
+                .edit("Sources/AppDelegate.swift"))
+
+    expected = session("It says it's waiting for accessibility. It should pop up a box when "
+                       "that is happening and help me open the system settings")
+    bugs = found(expected.extract(), "bug_note")
+    assert len(bugs) == 1 and bugs[0].startswith("It should pop up a box"), bugs
+    asked = session("Add a box that helps me open the system settings for accessibility.")
+    assert not found(asked.extract(), "bug_note")
+
+
 def test_a_commit_a_hook_refused_tells_what_commits_must_pass():
     framework = ("ruff.....................................................Failed\n- hook id: "
                  "ruff\n- exit code: 1\nsrc/app.py:3:1: F401 unused import\n"

@@ -41,6 +41,10 @@ PROBLEM_RE = re.compile(_words(
     r"(http )?[45]\d\d\b", r"\bstopped (\w+ing)\b", r"\bno longer (works?|\w+s)\b",
     # an exception named in passing: "No worker aparece um DoesNotExist"
     r"(?-i:\b[A-Z]\w*(Error|Exception)\b|\bDoesNotExist\b)",
+    # what it does not do when it should, told as the expectation: "it should pop up a box
+    # when that is happening", "it's stuck waiting for accessibility"
+    r"\b(it|this|that|the \w+) should(n't| not)? (\w+ ){1,3}\w*\b[^.;]{0,60}\b(when|if|instead)\b",
+    r"\b(stuck|silently)\b",
     r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"подвиса", r"зависа",
     r"тормоз", r"съезжа", r"не (приходит|приходят|доходит|доходят|сохраняет|грузит)",
     r"fehler", r"kaputt",
