@@ -79,7 +79,14 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        "pyspark-skew-nulls-ru", "tauri-updater-ko",
                        # the sealed half's one empty session that stored memories, opened
                        # on 2026-11-29 (thirteenth session)
-                       "gitlab-ci-pipelines-dobles-explain-es"})
+                       "gitlab-ci-pipelines-dobles-explain-es",
+                       # the nineteen sealed ones, alternate ones by name, opened on
+                       # 2026-11-29 (fourteenth session), when a ninth batch came to be sealed
+                       "aiogram-zapis-gonka-ru", "bash-deploy-flock-es",
+                       "duckdb-kpi-oom-compact-ja", "go-cobra-flags-routine-en",
+                       "julia-pr-review-ru", "miniprogram-setdata-subagent-zh",
+                       "nestjs-typeorm-rename-ko", "prometheus-alerts-regeln-de",
+                       "shiny-nitrates-fread-fr", "zig-comptime-scratch-zh"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",

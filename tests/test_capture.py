@@ -1040,6 +1040,13 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("sahadaki node'lar arada donuyo, son log hep sensor task'tan önce", None),
     ("prod compose mat chhedo, woh infra team ka hai", "constraint"),
     ("live tracking pe status updates kabhi aate hain kabhi nahi", None),
+    # staying where it is; a window the work is held to (not "only after 2 tries")
+    ("на постгрес не переезжаем, бот живёт на VPS с 512 МБ, sqlite нормально", "constraint"),
+    ("we're not moving to Postgres, the bot lives on a 512 MB VPS", "constraint"),
+    ("I tried to move it, but we are not moving fast", None),
+    ("перезапуск только после 23:00, когда клуб закрыт.", "constraint"),
+    ("deploys only before noon, nobody watches the pager after lunch", "constraint"),
+    ("it only worked after 2 tries", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -1410,6 +1417,35 @@ def test_a_behaviour_the_person_expected_and_did_not_get_is_a_reported_bug():
     assert len(bugs) == 1 and bugs[0].startswith("It should pop up a box"), bugs
     asked = session("Add a box that helps me open the system settings for accessibility.")
     assert not found(asked.extract(), "bug_note")
+
+
+def test_a_problem_that_keeps_coming_back_or_that_people_complain_of_is_reported():
+    for prompt in ("в боте записи опять перебор: на йогу записалось 14 человек при лимите 12, "
+                   "тренер ругается. это уже третий раз за месяц.",
+                   "the yoga class got 14 bookings for 12 places again, third time this "
+                   "month"):
+        session = (Session().prompt(prompt)
+                   .say("A check-then-insert race: the count and the insert are apart, "
+                        "so two taps on the last place both see it free.")
+                   .edit("bot/booking.py", "await count()", "INSERT ... SELECT ... WHERE"))
+        bugs = found(session.extract(), "bug_note")
+        assert len(bugs) == 1 and "14" in bugs[0], (prompt, bugs)
+
+
+def test_the_reason_before_an_edit_that_takes_a_try_back_leads_the_edit_after_it():
+    session = (
+        Session().prompt("the bookings overrun the limit")
+        .edit("bot/booking.py", "await insert()", "async with lock: await insert()")
+        .say("The lock keeps it in order now.")
+        .prompt("a lock in memory won't do, the admin writes from another process")
+        .say("Right, the lock lives in one process. Removing it and doing the check and the "
+             "insert in one SQL statement instead of a lock, because SQLite runs one "
+             "statement atomically.")
+        .edit("bot/booking.py", "async with lock: await insert()", "await insert()")
+        .edit("bot/booking.py", "await insert()", "await insert_if_room()")
+    )
+    decisions = found(session.extract(), "decision")
+    assert any("one SQL statement" in d for d in decisions), decisions
 
 
 def test_a_commit_a_hook_refused_tells_what_commits_must_pass():

@@ -90,12 +90,20 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                          and not SCRATCH_RE.match(e.tool.file_path or "")), None)
             if edit is not None:
                 passages.append(([closing.text], closing.at, closing.position, edit))
+    carried: tuple[list[str], str | None, int] | None = None
     for texts, at, first, edit_at in passages:
+        if not texts and carried is not None:
+            # the words before an edit that undid one lead the edits right after it too
+            # ("Removing the lock and doing the check and the insert in one statement")
+            texts, at, first = carried
+        carried = None
         if not texts or first in seen:
             continue
-        seen.add(first)
         if edit_at in x.undone or edit_at in x.undoing:
-            continue  # a change that was undone decided nothing; undoing it, neither
+            # a change that was undone decided nothing; undoing it, neither
+            carried = (texts, at, first) if edit_at in x.undoing else None
+            continue
+        seen.add(first)
         # "my mistake: the handler lacks its attribute", "the subagent found a real bug:
         # …", "Found the bug: …": the change fixes a bug — unless the turn's bug is told
         # already, whose cause a diagnosis then is

@@ -45,6 +45,14 @@ PROBLEM_RE = re.compile(_words(
     # when that is happening", "it's stuck waiting for accessibility"
     r"\b(it|this|that|the \w+) should(n't| not)? (\w+ ){1,3}\w*\b[^.;]{0,60}\b(when|if|instead)\b",
     r"\b(stuck|silently)\b",
+    # a problem that keeps coming back, or that people complain of: "third time this
+    # month", "тренер ругается", "los clientes se quejan"
+    r"\b(second|third|fourth|2nd|3rd|4th) time (this|in a|today|now)\b",
+    r"\b(второй|третий|четв[её]ртый) раз\b", r"\bzum (zweiten|dritten|vierten) mal\b",
+    r"\b(deuxième|troisième|quatrième) fois\b", r"\b(segunda|tercera|terceira|cuarta|quarta) vez\b",
+    r"第[二三四]次", r"[二三四]回目",
+    r"\bcomplain(s|ing|ed)?\b", r"руга(ется|ются)|жалу(ется|ются)", r"\bbeschwer(t|en)\b",
+    r"\bse plai(nt|gnent)\b", r"\bse quejan?\b", r"\breclama(m|ndo)\b", r"投诉|抱怨|苦情",
     r"ошибк", r"падает", r"сломал", r"не работает", r"баг", r"дубл", r"подвиса", r"зависа",
     r"тормоз", r"съезжа", r"не (приходит|приходят|доходит|доходят|сохраняет|грузит)",
     r"fehler", r"kaputt",
@@ -73,7 +81,10 @@ CAUSE_LABEL_RE = re.compile(
     r"^\W*((the )?(root cause|cause|problem|issue)|the bug|"
     r"why( it (broke|failed|happened|crashed))?|what (was wrong|happened|broke)|"
     r"ursache|problem|warum|причина|проблема|почему|"
-    r"cause racine|pourquoi|causa|por qu[ée]|原因|為什麼|为什么|問題|なぜ)\W*[:：]\s*(?P<text>.+)$",
+    r"cause racine|pourquoi|causa|por qu[ée]|原因|為什麼|为什么|問題|なぜ)"
+    # what it is the cause of: "Cause of the overbooking:", "Причина перебора:"
+    r"(\s+(of|for|des|der|du|de|del|della|da|do)(\s+(the|la|le|les|el|los|l'))?\s*[^\s:：]+|"
+    r"\s+[а-яё]+)?\W*[:：]\s*(?P<text>.+)$",
     re.IGNORECASE,
 )
 # The assistant announcing what it found wrong: "Deux problèmes dans ra_ajax_book :", "the

@@ -113,6 +113,11 @@ _BUDGET = (r"\d+\s?(%|ms|мс|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d
            r"[kmg]b|k|px|rps|retries|times|минут\w*|секунд\w*|час\w*|дн\w*|дней|"
            r"minuten|sekunden|stunden|tage|minutos|segundos|horas|días|dias|heures|jours|"
            r"分钟|秒|小时|天|分|時間|日)(?!\w)")
+
+# A time of day or week a rule may name: "23:00", "11pm", "noon", "Friday", "business hours".
+_WHEN = (r"(\d{1,2}([:.]\d\d\s*(h|uhr|am|pm)?|\s*(h|uhr|am|pm|часов))\b|midnight|noon|"
+         r"business hours|"
+         r"weekends?|(mon|tues|wednes|thurs|fri|satur|sun)day|полуночи|полудня)")
 # Up to a few words of a sentence, a path's dots included ("conf/nightly.yaml").
 _SPAN = r"(?:[^.!?\n]|\.(?=\S)){0,60}?"
 _OBLIGATION = _words(
@@ -229,6 +234,18 @@ _OBLIGATION = _words(
     _BUDGET + r"[^。；！？]{0,30}(可以接受|就够了|没问题|也行)",
     _BUDGET + r"[^。；！？]{0,30}(で十分|で問題ない|で構わない)",
     r"\bwe('re| are) not (using|pulling|adding|going|doing|touching|shipping)\b",
+    # a window the work is held to: "restarts only after 23:00", "deploy only before noon"
+    r"\bonly (after|before|between|outside( of)?) " + _WHEN,
+    r"\bтолько (после|до|между|с) " + _WHEN, r"\bnur (nach|vor|zwischen|ab) " + _WHEN,
+    r"\b(seulement|uniquement) (après|avant|entre) " + _WHEN,
+    r"\bsolo (después de( las)?|antes de( las)?|entre( las)?) " + _WHEN,
+    r"\bsó (depois d[ae]s?|antes d[ae]s?|entre( as)?) " + _WHEN,
+    # staying where it is: "we're not moving to Postgres", "на постгрес не переезжаем"
+    r"\bwe('re| are) not (moving|migrating|switching|porting) (to|away|off|over|from)\b",
+    r"\bwe (don't|do not|won't) (move|migrate|switch|port) (to|away|off|over|from)\b",
+    r"\bне (переезжаем|переходим|мигрируем)\b", r"\bwir (ziehen|wechseln|migrieren) nicht\b",
+    r"\bon ne (passe|migre|bascule|change) pas\b", r"\bnão vamos (migrar|mudar|trocar)\b",
+    r"\bno (vamos a )?(migrar|migramos|cambiamos)\b", r"不(迁移|换成|切换)", r"移行しません",
     r"\bwe (don't|do not|never|won't) (use|pull|add|do|touch|ship|deploy|merge|commit)\b",
     r"\bkeep (functions|files|lines|methods|it|them)\b.*"
     r"\b(under|below|short|small|at most)\b", r"\bno \w+(\s\w+)? (in|on|for) (this|the|our)\b",
