@@ -464,6 +464,12 @@ def test_a_hook_starts_the_worker_on_demand_and_answers_meanwhile(env, project_d
     ("env -u AWS_ACCESS_KEY_ID AWS_PROFILE=staging terraform -chdir=infra plan", "run"),
     ("terraform apply -auto-approve", None),
     ('grep -rn "pytest|make" .', None),  # a quoted pipe is not a second command
+    # the checks a container runs through a shell
+    ('docker run --rm -v "$PWD":/src -w /src centos:7 bash -c "yum -q -y install bats '
+     '>/dev/null && bats test/release.bats"', "test"),
+    ('docker compose exec api sh -c "ruff check ."', "lint"),
+    ('docker run --rm alpine sh -c "echo hi"', None),
+    ("docker run -it ubuntu bash", None),
 ])
 def test_command_kind(command, kind):
     assert triage.command_kind(command) == kind

@@ -195,6 +195,10 @@ def command_kind(command: str) -> str | None:
     patterns = _patterns()
     kinds = []
     for words in shell_segments(command):
+        inner = _contained(words)
+        if inner:  # the checks a container runs: `docker run … bash -c "… && bats test/"`
+            kinds += [kind] if (kind := command_kind(inner)) else []
+            continue
         segment = " ".join(words)
         segment = patterns["env"].sub("", segment)
         segment = re.sub(r"^env\s+(?:(?:-u\s+\S+|-i|[A-Za-z_]\w*=\S*)\s+)*", "", segment)
@@ -220,6 +224,20 @@ _WRAPPER_RE = re.compile(
     r"opam\s+exec\s+--|devbox\s+run|xvfb-run(\s+-a)?|dotenv(\s+-e\s+\S+)?\s+--|"
     r"mise\s+exec\s+--|asdf\s+exec|flox\s+activate\s+--)\s+['\"]?"
 )
+def _contained(words: list[str]) -> str:
+    """The command a container runs through a shell (`docker run --rm -v … centos:7 bash -c
+    "…"`, `docker compose exec api sh -c "…"`, `kubectl exec pod -- sh -c "…"`), or ""."""
+    runs = words[:2] in (["docker", "run"], ["docker", "exec"], ["podman", "run"],
+                         ["podman", "exec"], ["kubectl", "exec"]) or words[:3] in (
+        ["docker", "compose", "run"], ["docker", "compose", "exec"])
+    if not runs:
+        return ""
+    for index, word in enumerate(words[:-1]):
+        if word == "-c" and index and words[index - 1].rsplit("/", 1)[-1] in ("sh", "bash"):
+            return words[index + 1]
+    return ""
+
+
 # Programs that take a test folder as an argument without running it.
 _NOT_A_RUNNER = frozenset("""
 cat ls grep rg find head tail less more echo printf git rm mv cp mkdir touch cd which man curl
