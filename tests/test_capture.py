@@ -596,6 +596,41 @@ def test_a_background_run_gets_its_verdict_from_the_tasks_notification():
     assert launch.failed is True
 
 
+def test_a_reported_failure_reproduced_in_the_background_is_one_bug_told_by_the_wrap_up():
+    """The work goes on after the task's notification; the wrap-up's own account of the
+    cause and the fix tells the bug, not the words between the runs (which weigh a way
+    that was not taken)."""
+    output = "/tmp/claude-1000/-home-ko-batch/tasks/b8265e3.output"
+    run = "docker run --rm --memory=4g -v $PWD:/app -w /app kpi:dev python -m jobs.kpi"
+    session = (
+        Session().prompt("the nightly kpi batch has been failing since yesterday, OOMKilled")
+        .say("It loads every row into pandas before grouping. Reproducing it in the "
+             "background:")
+        .tool("Bash", {"command": run, "run_in_background": True},
+              {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
+               "backgroundTaskId": "b8265e3"},
+              content=f"Command running in background with ID: b8265e3. Output is being "
+                      f"written to: {output}")
+        .say("While it runs, a look at DuckDB's memory settings.")
+        .prompt("<task-notification>\n<task-id>b8265e3</task-id>\n<output-file>"
+                f"{output}</output-file>\n<status>failed</status>\n<summary>Background "
+                "command \"repro\" failed (exit code 137)</summary>\n</task-notification>")
+        .say("Reproduced (exit 137). Two ways: A. aggregate in DuckDB's SQL; B. rewrite it "
+             "with Polars' lazy API, which streams but adds a dependency and rewrites it all.")
+        .edit("jobs/kpi.py", "con.sql(q).df().groupby", "con.sql(AGGREGATE).df()")
+        .bash(run, "done in 6:51, max RSS 1.7 GB")
+        .say("Summary:\n\n- **Cause**: every row (81M) went through `.df()` into pandas "
+             "before the groupby, past the 4GB limit.\n- **Fix**: the aggregation runs in "
+             "DuckDB's SQL; `.df()` only takes the aggregated rows.")
+    )
+    [bug] = found(session.extract(), "bug_note")
+    assert bug.startswith("the nightly kpi batch has been failing"), bug
+    assert "81M" in bug and "aggregation runs in DuckDB" in bug and "Polars" not in bug
+    launch = next(t for t in transcript.parse_entries(session.entries).tools
+                  if t.input.get("run_in_background"))
+    assert launch.failed is True and launch.output == "Exit code 137"
+
+
 def test_a_wrap_up_labelling_what_was_wrong_is_a_bug_even_after_continue():
     """The person asked for a feature; the assistant found what was wrong on the way and
     labelled it in its wrap-up. A "continue" between (a usage limit, a compaction) picks up

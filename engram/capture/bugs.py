@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from . import lexicon
-from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, named_in
+from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, is_prompt, named_in
 from .failures import pasted_error
 from .finding import MAX_FIX_CHARS, Finding
 from .reading import (
@@ -41,6 +41,7 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
     """A turn whose prompt reports a problem and that changed code: the symptom in the
     user's words with the cause the assistant found; an existing fix of the turn gets
     the symptom instead of a second memory."""
+    turns = with_notifications(turns)
     for previous, turn in zip([Turn(None), *turns], turns, strict=False):
         prompt = turn.opener
         if prompt is None or prompt.kind != "prompt" or not (turn.edited or turn.reshaped):
@@ -100,20 +101,32 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
         first, last = turn.span()
         fixes = [f for f in x.findings if f.origin == "fix" and first <= f.anchor <= last
                  and (not pasted or _same_trouble(pasted, f.problem or ""))]
+        closing = turn.closing()
+        told_in = closing
+        told = _labelled_cause(closing)
+        for later in turns[turns.index(turn) + 1:]:
+            if told or later.opener is None or lexicon.PROBLEM_RE.search(later.opener.text):
+                break  # the cause told once the same bug was fixed, turns later
+            told_in = later.closing()
+            told = _labelled_cause(told_in)
         if fixes and not acknowledged:
             fix = fixes[0]
-            fix.content = f"{symptom} — {fix.content}"
+            if len(told) >= MIN_DIAGNOSIS_CHARS:
+                # the wrap-up's own account of the cause and the fix beats the words read
+                # between the failing run and the passing one (they may weigh a way not
+                # taken)
+                done = _labelled_fix(told_in)
+                account = f"{told} — {done}" if done else told
+                fix.solution = done or fix.solution
+                fix.content = f"{symptom} — {shorten(account, MAX_FIX_CHARS)}"
+            else:
+                fix.content = f"{symptom} — {fix.content}"
             fix.problem = f"{symptom} ({fix.problem})"
             # The turn's bug, however fully told: one memory whether a Stop saw it
             # before the passing run reached the transcript or after.
             fix.origin, fix.anchor = "reported", first
             continue
-        closing = turn.closing()
-        cause = _labelled_cause(closing)
-        for later in turns[turns.index(turn) + 1:]:
-            if cause or later.opener is None or lexicon.PROBLEM_RE.search(later.opener.text):
-                break  # the cause told once the same bug was fixed, turns later
-            cause = _labelled_cause(later.closing())
+        cause = told
         if acknowledged:
             cause = diagnosis(x, turn)
             if lexicon.DID_NOT_WORK_RE.search(prompt.text) or lexicon.ABANDON_RE.search(cause):
@@ -179,6 +192,15 @@ def _supposed(sentence: str) -> bool:
 _CHANGED_LABEL_RE = re.compile(r"^\W*(what i changed|changes?|the fix)\W*[:：]", re.IGNORECASE)
 
 
+def _labelled_fix(closing: Event | None) -> str:
+    """What a wrap-up labels as the fix ("**Fix:** …", "修正: …", "What I changed: …")."""
+    if closing is None:
+        return ""
+    return next((line.strip("*_ -")[m.end():].strip("*_ ") for line in closing.text.splitlines()
+                 if (m := lexicon.FIX_LABEL_RE.match(line.strip("*_ -"))
+                     or _CHANGED_LABEL_RE.match(line.strip("*_ -")))), "")
+
+
 def labelled(x: Extractor, turn: Turn) -> None:
     """A turn asked for as work ("is there a way to rewind the timeline?") whose wrap-up
     labels what was wrong ("**The problem:** the timeline uses `Date.now()`, so …"): the
@@ -191,10 +213,7 @@ def labelled(x: Extractor, turn: Turn) -> None:
         f.type == "bug_note" and first <= f.anchor <= last for f in x.findings
     ):
         return
-    done = next((line.strip("*_ -")[m.end():].strip("*_ ") for line in closing.text.splitlines()
-                 if (m := lexicon.FIX_LABEL_RE.match(line.strip("*_ -"))
-                     or _CHANGED_LABEL_RE.match(line.strip("*_ -")))), "")
-    fix = done or next((item for item in list_items(closing.text)), "")
+    fix = _labelled_fix(closing) or next((item for item in list_items(closing.text)), "")
     content = f"{cause} — {fix}" if fix else cause
     x.add(Finding("bug_note", shorten(content, MAX_FIX_CHARS), "labelled", at=closing.at,
                   files=turn.files(x)[:10], problem=shorten(cause, 240),
@@ -238,6 +257,22 @@ def announcement(x: Extractor, turn: Turn) -> str:
         if event.kind == "text" and lexicon.DIAGNOSIS_RE.search(event.text[:300]):
             return event.text
     return ""
+
+
+def with_notifications(turns: list[Turn]) -> list[Turn]:
+    """Each prompt's turn with the turns a background task's notification opened after it:
+    the work asked for goes on there ("reproducing it in the background" — the task fails —
+    the change), so what the prompt reported was answered by all of them."""
+    merged: list[Turn] = []
+    for turn in turns:
+        if merged and turn.opener is not None and turn.opener.kind == "notification" and (
+            is_prompt(merged[-1].opener)
+        ):
+            merged[-1] = Turn(merged[-1].opener,
+                              [*merged[-1].events, turn.opener, *turn.events])
+        else:
+            merged.append(turn)
+    return merged
 
 
 def acknowledges(x: Extractor, turn: Turn) -> bool:

@@ -196,7 +196,14 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                                         MAX_REASON_CHARS),
                     "wrap-up", at=final.at, files=[], importance=0.6,
                     anchor=final.position)))
+        bugs = [normalized(f.content) for f in x.findings if f.type == "bug_note"]
         for item in design_items(settled):
+            cause = lexicon.CAUSE_LABEL_RE.match(item)
+            fixed = _FIXED_ITEM_RE.match(item)
+            told = normalized(cause.group("text") if cause else item[fixed.end():] if fixed
+                              else "").strip(" :*")[:60]
+            if told and any(told in bug for bug in bugs):
+                continue  # "Cause: …", "Fix: …": what a bug note of the session tells
             if _FIXED_ITEM_RE.match(item):  # "Fixed `.gitignore` (it had …)": a fix told
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
                               at=final.at, importance=0.55, anchor=final.position))

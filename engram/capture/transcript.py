@@ -530,6 +530,8 @@ class _Parser:
         call.interrupted = status == "killed"
         if output:
             call.output = _bounded(output)
+        elif call.failed and code is not None and not call.output:
+            call.output = f"Exit code {code}"  # the status is all the task left to read
 
 
 def _text_of(content: Any) -> str:
