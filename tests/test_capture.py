@@ -1082,6 +1082,11 @@ def test_an_edit_undone_with_nothing_failing_is_tidying_not_an_attempt():
     ("перезапуск только после 23:00, когда клуб закрыт.", "constraint"),
     ("deploys only before noon, nobody watches the pager after lunch", "constraint"),
     ("it only worked after 2 tries", None),
+    # the language a team writes in (not what someone once wrote)
+    ("но ревью у нас на английском, в репо есть внешние контрибьюторы.", "constraint"),
+    ("commit messages are in English, the repo has outside contributors", "constraint"),
+    ("я написал ревью на английском", None),
+    ("I wrote the review in English yesterday", None),
 ])
 def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, kind):
     assert rule_type(sentence) == kind
@@ -3319,6 +3324,21 @@ def test_a_question_handed_to_someone_about_that_keeps_what_that_is():
     )
     questions = found(session.extract(), "open_question")
     assert any("Ferrand" in q and "Claire" in q for q in questions)
+
+
+def test_a_doubt_handed_to_someone_keeps_what_the_doubt_is_about_and_is_no_rule():
+    session = (
+        Session().prompt("посмотри PR #57 от Димы, только замечания")
+        .edit("review-57.md")
+        .say("Review is in review-57.md.")
+        .prompt("спасибо. про края окна я сама не знаю, как правильно — укорачивать выход "
+                "или сужать окно. спрошу у Саши из метрологии, как у них принято.")
+        .say("Хорошо.")
+    )
+    extraction = session.extract()
+    questions = found(extraction, "open_question")
+    assert any("края окна" in q and "Саши" in q for q in questions), questions
+    assert not any("края" in c for c in found(extraction, "constraint"))
 
 
 @pytest.mark.parametrize("wrap_up, words", [

@@ -109,8 +109,10 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
                 kind, question, at, anchor = items[ours[-1]]
                 items[ours[-1]] = (kind, f"{question} — {sentence}", at, anchor)
                 continue
-            if not asked and number and _POINTS_BACK_RE.search(sentence):
-                # "not sure that's still the case, ask Claire": the case is the
+            if not asked and number and (_POINTS_BACK_RE.search(sentence) or (
+                lexicon.UNCERTAIN_RE.search(said[number - 1]))):
+                # "not sure that's still the case, ask Claire", "I don't know which is
+                # right, shortening or narrowing. I'll ask Sasha": the case is the
                 # sentence before
                 asked = [said[number - 1]]
             items.append(("open_question", " ".join([*asked[-1:], sentence]), prompt.at,

@@ -41,6 +41,12 @@ _LASTING = _words(
     r"\bcomo sempre\b", r"\bкак обычно\b", r"\bcome al solito\b", r"和平时一样", r"いつも通り",
     r"каждый раз", r"(в )?(этом|этого|нашем|нашего) (репо|репозитори|проект)",
     r"у нас (принято|так)",
+    # the language a team writes in: "ревью у нас на английском", "commits are in English"
+    r"(ревью|коммит\w*|комментари\w*|документаци\w*|описани\w*) (у нас|пишем|пишутся|"
+    r"только) (на |по-)(английском|русском|английски|русски)",
+    r"\b(commits?|commit messages?|reviews?|comments|docs|documentation|pr descriptions?)"
+    r"( here)? (are|is|go|must be|should be|stay)( written)? in (english|german|french|"
+    r"spanish)\b",
     # de
     r"\bimmer\b(?! noch)", r"\bniemals\b",
     # German "nie" (never), not the Polish "nie" (not): no Polish letters in the sentence
@@ -255,7 +261,7 @@ _OBLIGATION = _words(
     r"коммить|пушь|пушить|удаляй|ставь)", r"\bнельзя\b", r"\bобязательно\b",
     # any negated imperative: "не тащи", "не клади", "ничего не меняй" (not past "не могли")
     r"\bне (?![а-яё]*ли\b)[а-яё]{2,}(й|и|ь)(те)?\b",
-    r"\bдолж(ен|на|ны|но)\b", r"\bзапрещено\b", r"\bизбегай",
+    r"\bдолж(ен|на|ны|но)\b", r"\bзапрещ(ено|ён|ена|ены)\b", r"\bизбегай",
     # uk: "має працювати на Pi 3", "кіоск не чіпати", "не можна", "заборонено"
     r"\bма(є|ють|ємо)\s+(працювати|бути|йти|лишатися|залишатися|запускатися|збиратися)\b",
     r"\bтреба\b", r"\bпотрібно\b", r"\bне можна\b", r"\bзаборонено\b", r"\bобов.язково\b",
@@ -338,7 +344,7 @@ EMPHASIS_RE = re.compile(
     r"\b(constraints|requirements|restrictions|ограничения|требования|vorgaben|einschränkungen|"
     r"anforderungen|contraintes|exigences|restricciones|requisitos|restrições)\s*[:：]|"
     r"前提|约束|制約|"
-    r"правил|\bregeln?\b|\brègles?\b|\breglas?\b|"
+    r"правил(?!ьн)|\bregeln?\b|\brègles?\b|\breglas?\b|"
     r"\bregras?\b|规矩|规则|规定|ルール|決まり|\bacordate\b|\brecord[áa]\b|\brecuerda\b|"
     r"\blembr[ae]\b|n'oublie pas|\bdenk dran\b|помни|не забывай|覚えて|记住|"
     r"\breminders?\b|напоминаю|\bzur erinnerung\b|\b(pour )?rappel\b|\brecordatorio\b|"

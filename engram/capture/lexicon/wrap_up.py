@@ -161,7 +161,8 @@ UNCERTAIN_RE = re.compile(_words(
     r"\bdepends on (whether|if|how|what|who|which)\b", r"\bhaven't (picked|decided|chosen)\b",
     r"зависит от того", r"hängt davon ab", r"dépend de", r"depende de", r"取决于", r"次第",
     r"\bworth (confirming|checking|asking)\b", r"\bnot (yet )?(decided|checked|verified)\b",
-    r"не знаю,? (ли|нужно|стоит)", r"не уверен", r"нужно уточнить", r"неясно", r"непонятно",
+    r"не знаю,? (ли|нужно|стоит|как (правильно|лучше))", r"не уверен", r"нужно уточнить",
+    r"неясно", r"непонятно",
     r"не знаю,? (чи|чи варто|чи треба)", r"не впевнен", r"незрозуміло",  # uk
     r"не проверил",
     r"ich weiß nicht,? ob", r"unklar", r"muss (noch )?geklärt", r"nicht geprüft",
