@@ -1092,6 +1092,19 @@ def test_rules_are_recognised_in_the_users_words_in_several_languages(sentence, 
     assert rule_type(sentence) == kind
 
 
+def test_each_item_under_a_line_that_announces_rules_is_a_rule_and_the_line_is_none():
+    from engram.capture.reading import rules_in
+
+    prompt = ("The new service needs alerts before it goes live. So you don't walk into it, "
+              "our rules here in the repo:\n- every alert rule needs a promtool test\n"
+              "- severity only `page` or `ticket`, Alertmanager routes nothing else\n"
+              "- runbook_url is mandatory\nThen look at lagerbestand.yaml.")
+    rules = [rule for _, rule in rules_in(prompt)]
+    assert any(r.startswith("severity only") for r in rules), rules
+    assert any(r.startswith("runbook_url") for r in rules), rules
+    assert not any("our rules here" in r for r in rules), rules
+
+
 def test_a_rule_typed_with_a_curly_apostrophe_reads_as_any_other():
     session = (
         Session().prompt("Build a Pomodoro timer web app.\n\nDon\u2019t use any external "

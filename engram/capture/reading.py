@@ -145,10 +145,18 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
     long_prompt = len(prose) > LONG_PROMPT_CHARS
     asking = opening and bool(lexicon.NO_CHANGES_RE.search(prose))
     found: list[tuple[str, str]] = []
+    ruled = False  # under a line that announces rules ("our rules here in the repo:")
     # each item of a list is a rule of its own, as each paragraph is
     for number, paragraph in enumerate(re.split(r"\n\s*\n|\n(?=\s*" + LIST_MARK + r"\s)", prose)):
         parts = lexicon.sentences(paragraph)
         kinds = [rule_type(p, long_prompt=long_prompt, asking=asking) for p in parts]
+        if LIST_ITEM_RE.match(paragraph):
+            if ruled and parts and kinds[0] is None:
+                kinds[0] = "constraint"  # "- severity only page or ticket"
+        elif parts:
+            ruled = _announces_rules(parts[-1])
+            if ruled:
+                kinds[-1] = None  # the announcement is none of them
         for at, part in enumerate(parts if opening and number == 0 else []):
             if kinds[at] and _TASK_MODAL_RE.search(part) and rule_type(
                 _TASK_MODAL_RE.sub(" ", part), long_prompt=long_prompt
@@ -184,6 +192,19 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
             # in their words, without the bold of a pasted spec ("**Idempotency:** …")
             found.append((kind, shorten(" ".join(chunk).replace("**", ""), MAX_RULE_CHARS)))
     return found
+
+
+def _announces_rules(sentence: str) -> bool:
+    """A line that introduces a list of rules ("so you don't walk into it, our rules here
+    in the repo:", "наши правила:"): a few words holding a rule word, ending in a colon."""
+    line = unemphasised(sentence).strip()
+    return line.endswith((":", "：")) and len(line) <= 120 and bool(
+        _RULES_WORD_RE.search(line))
+
+
+_RULES_WORD_RE = re.compile(
+    r"\b(rules|conventions|guidelines|regeln|konventionen|règles|conventions|reglas|"
+    r"convenciones|regras|convenções|regole)\b|правила|规则|规矩|ルール", re.IGNORECASE)
 
 
 # A verdict on what was just said: "это железное правило", "Pas de chaînes en dur.",
