@@ -150,7 +150,7 @@ def rules_in(text: str, *, whole: bool = False, opening: bool = False) -> list[t
     for number, paragraph in enumerate(re.split(r"\n\s*\n|\n(?=\s*" + LIST_MARK + r"\s)", prose)):
         parts = lexicon.sentences(paragraph)
         kinds = [rule_type(p, long_prompt=long_prompt, asking=asking) for p in parts]
-        if LIST_ITEM_RE.match(paragraph):
+        if LIST_ITEM_RE.match(paragraph.lstrip("\n").split("\n", 1)[0]):
             if ruled and parts and kinds[0] is None:
                 kinds[0] = "constraint"  # "- severity only page or ticket"
         elif parts:
