@@ -45,9 +45,22 @@ class VectorMethods:
 
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The vectors of some memories (float32), to tell near-duplicates apart."""
+        ids = list(dict.fromkeys(memory_ids))
         with self._lock:
             index = self._sync_index()
-            return index.vectors_of(memory_ids) if index is not None else {}
+            if index is None or not ids:
+                return {}
+            # The index keeps no id -> position map (~70 MB at 1M rows): the ids' rowids
+            # come from the table's unique index, a lookup each.
+            rowid_of: dict[str, int] = {}
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rowid_of.update(self._db.execute(
+                    f"SELECT id, rowid FROM memories WHERE id IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall())
+            known = [i for i in ids if i in rowid_of]
+            return index.vectors_of(known, [rowid_of[i] for i in known])
 
     def _index_upsert(self, rowid: int, vector: np.ndarray, memory: Memory) -> None:
         import numpy as np
