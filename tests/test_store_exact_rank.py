@@ -182,3 +182,24 @@ def test_a_restarted_store_ranks_the_same(store, tmp_path):
                 store, groups, "or", Filters(), 100)
     finally:
         again.close()
+
+
+def test_a_bulk_import_builds_it_with_the_vector_lists(mem, monkeypatch):
+    """`build_vector_lists` (bulk imports, `engram reindex`, the scale benchmark) gives a
+    store large enough for the lists its keyword index too, and searches answer as FTS5
+    ranks them."""
+    from engram.store.sqlite import ann_index
+
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+    monkeypatch.setattr(ann_index, "_build_mode", ["never"])
+    rng = random.Random(4)
+    mem.save_many([{"content": _terms(rng) + f" note {i}"} for i in range(120)])
+    store = mem.store
+    assert store._keyword_index is None
+    assert store.build_vector_lists()
+    assert store._keyword_index is not None
+    store.exact_rank_min_matches = 0
+    for groups in QUERIES:
+        for mode in ("and", "or"):
+            assert store.keyword_search(groups, mode, Filters(), 20) == _reference(
+                store, groups, mode, Filters(), 20)

@@ -3,9 +3,12 @@
 Searches rank by FTS5's own bm25 (the PostgreSQL store computes the same score). An OR
 search with common words stops early (`_rare_first`): it ranks only the rows holding a rarer
 phrase when bm25's own bound shows no other row can reach the top, and falls back to the
-full ranking otherwise, so the answer is always the full ranking's. Document frequencies
-are cached while the store changes little, and the index's segments are merged as writes
-pile them up. `SQLiteStore` inherits these methods (store.py holds the connection, its
+full ranking otherwise, so the answer is always the full ranking's. A large store ranks
+large match sets itself (`_exact_ranked`): FTS5 lists them unranked and bm25 is computed
+from a keyword index of row lengths and repeated tokens (keyword_index.py), the same
+scores FTS5 gives, for a fraction of FTS5's per-row cost. Document frequencies are cached
+while the store changes little, and the index's segments are merged as writes pile them
+up. `SQLiteStore` inherits these methods (store.py holds the connection, its
 lock and the side thread's read connection `_keyword_db`).
 """
 
@@ -216,9 +219,11 @@ class KeywordMethods:
         index's tokens per row, idf log((rows - hits + 0.5) / (hits + 0.5)) floored at
         1e-6, with the row and token totals from FTS5's own record and the hits counted
         as FTS5 counts them (cached while FTS5's structure record is unchanged). f is 1
-        for a row holding the phrase unless the index lists its token as repeated there;
-        a phrase of several tokens all repeated in a row is counted in the row's text.
-        Every step is the same IEEE operation as FTS5's C, so the scores are equal.
+        for a row holding a one-token phrase unless the index lists the token as
+        repeated there (then its count); a longer phrase is bounded by its tokens' counts
+        and counted in the row's text only where that could change the top rows
+        (`_ranked_by`). Every step is the same IEEE operation as FTS5's C, in its order,
+        so the scores are equal.
         """
         if not filters.statuses or filters != Filters(statuses=filters.statuses):
             return None
@@ -238,16 +243,8 @@ class KeywordMethods:
             if not found:
                 return None  # not ASCII: FTS5's tokens are not reproduced here
             tokens_of[quoted] = found
-        # How many rows match, from the counts the store keeps (approximate): too few
-        # for this to pay, or an OR of common words FTS5 ranks about as fast.
-        _total, counts = self.document_frequency(
-            list(dict.fromkeys(t for group in by_group for t, _q in group)))
-        sizes = [sum(counts.get(t, 0) for t, _q in group) for group in by_group]
-        estimate = min(sizes) if mode == "and" else sum(sizes)
-        if not self.exact_rank_min_matches <= estimate <= (
-                EXACT_RANK_MAX_OR if mode == "or" else estimate):
-            return None
         match = fts_query(groups, mode)
+        ranked: list[tuple[str, float]] | None = None
         with self._keyword_lock:
             db.execute("BEGIN")  # one snapshot: statistics, rows and matches agree
             try:
@@ -259,19 +256,32 @@ class KeywordMethods:
                 key = (bytes(totals), bytes(records.get(10) or b""))
                 if key != self._keyword_key:
                     self._keyword_key, self._keyword_hits, self._keyword_same = key, {}, {}
-                self._sync_keyword_index(db, index)
-                started = time.perf_counter()
-                rows = _matching(db, match)
-                listing = time.perf_counter() - started
-                if not len(rows):
-                    return []
-                if not index.known(rows):
-                    return None
-                counted = set(self._keyword_hits)
-                terms = self._bm25_terms(db, index, by_group, mode, match, tokens_of, rows,
-                                         totals, listing)
-                ranked = self._ranked_by(db, terms, rows, filters.statuses, limit)
-                fresh = {q: n for q, n in self._keyword_hits.items() if q not in counted}
+                hits = self._keyword_hits
+                counted = set(hits)
+                for quoted in tokens_of:
+                    if quoted not in hits:
+                        hits[quoted] = db.execute(
+                            "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH ?",
+                            (quoted,)).fetchone()[0]
+                # Too few matches for this to pay, or an OR of common words (listing each
+                # phrase's rows costs about what FTS5's ranking does): FTS5 ranks.
+                sizes = [sum(hits[q] for _t, q in group) for group in by_group]
+                if mode == "and":
+                    wanted = min(sizes) >= self.exact_rank_min_matches
+                else:
+                    wanted = self.exact_rank_min_matches <= sum(sizes) <= EXACT_RANK_MAX_OR
+                if wanted:
+                    self._sync_keyword_index(db, index)
+                    started = time.perf_counter()
+                    rows = _matching(db, match)
+                    listing = time.perf_counter() - started
+                    if not len(rows):
+                        ranked = []
+                    elif index.known(rows):
+                        terms = self._bm25_terms(db, index, by_group, mode, match, tokens_of,
+                                                 rows, totals, listing)
+                        ranked = self._ranked_by(db, terms, rows, filters.statuses, limit)
+                fresh = {q: n for q, n in hits.items() if q not in counted}
             finally:
                 _rollback(db)
         # Exact counts just taken serve the store's document frequencies too (the
@@ -323,11 +333,7 @@ class KeywordMethods:
         k1, b = 1.2, 0.75
         total_rows, total_tokens = _varints(totals, 2)
         avgdl = float(total_tokens) / float(total_rows)
-        hits = self._keyword_hits
-        for quoted in tokens_of:
-            if quoted not in hits:
-                hits[quoted] = db.execute("SELECT COUNT(*) FROM memories_fts"
-                                          " WHERE memories_fts MATCH ?", (quoted,)).fetchone()[0]
+        hits = self._keyword_hits  # every phrase counted (`_exact_ranked`)
         live = {q for q in tokens_of if hits[q]}
         lengths = index.lengths[rows].astype(np.float64)
         terms = _Terms(k1, k1 * (1 - b + b * lengths / avgdl))
