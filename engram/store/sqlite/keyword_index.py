@@ -1,11 +1,11 @@
 """What FTS5's bm25 reads of a row, kept beside FTS5 so that a large store ranks its
 keyword matches without FTS5 ranking every one of them.
 
-FTS5's `bm25()` costs ~1.3 us for every matching row (it decodes the row's positions and
+FTS5's `bm25()` does work for every matching row (it decodes the row's positions and
 looks its length up) plus, once per statement, a walk of each phrase's whole doclist for
-its idf: at 1M memories an AND search with a common word ranked 22K rows in ~28 ms and an
-OR search whose only live word is a library name 22K rows in ~16 ms, where listing the
-same rows unranked costs ~1-5 ms. bm25 of a row needs only the row's length, how often
+its idf; in a large store a common word matches tens of thousands of rows, and listing
+them unranked costs a fraction of ranking them (RESULTS.md, "keyword index"). bm25 of a
+row needs only the row's length, how often
 each phrase occurs in it, and statistics of the whole index. Lengths and occurrences come
 from this index: every row's token count, and the tokens it holds more than once (most
 hold a token once: then a matching row holds the phrase once). The statistics come from
@@ -116,9 +116,13 @@ class KeywordIndex:
         self._count[keys] = count
 
     def trim(self) -> None:
-        """Drop the spare room of the repeats (after a full read)."""
+        """Drop the spare room (after a full read): rows past the largest rowid read, and
+        repeats past the last (the arrays grow by doubling)."""
         self._token = self._token[: self._used].copy()
         self._tf = self._tf[: self._used].copy()
+        top = int(np.flatnonzero(self.lengths >= 0)[-1]) + 1 if (self.lengths >= 0).any() else 0
+        for name in ("lengths", "unknown", "_start", "_count"):
+            setattr(self, name, getattr(self, name)[:top].copy())
 
     def nbytes(self) -> int:
         arrays = (self.lengths, self.unknown, self._start, self._count, self._token, self._tf)

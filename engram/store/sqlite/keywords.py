@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # numpy loads with the keyword index, not for keyword-only ho
 #: Memories written between two merges of the keyword index's segments.
 TIDY_AFTER = 256
 _TIDIED_KEY = "keyword_index_tidied_seq"
-#: Seconds to list one row of a phrase's doclist (`_matching`, ~40-60 ns measured at 1M):
+#: Seconds to list one row of a phrase's doclist (`_matching`; measured at 1M memories):
 #: `_bm25` lists a phrase alone when that costs less than the whole expression did.
 LISTED_ROW_S = 6e-8
 #: Matches (estimated) beyond which an OR search is left to FTS5: listing each phrase's

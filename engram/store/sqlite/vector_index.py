@@ -144,8 +144,8 @@ DIRECT_ROWIDS = 1 << 20
 class RowidPositions:
     """rowid -> position without a Python object per row.
 
-    A dict of 1M ints held ~100 MB (its table and two int objects per entry); an int32
-    array indexed by rowid holds 4 bytes per rowid up to the largest. SQLite gives a new
+    A dict holds a table slot and two int objects per entry; an int32 array indexed by
+    rowid holds 4 bytes per rowid up to the largest. SQLite gives a new
     row the largest rowid + 1, so rowids stay about as many as the rows ever written; one
     far beyond (`DIRECT_SPAN` times the rows) goes to an overflow dict instead of
     stretching the array.
@@ -277,8 +277,8 @@ class VectorIndex:
         vectors = np.zeros((capacity, self.dim), dtype=self.dtype)
         rowids = np.full(capacity, -1, dtype=np.int64)
         # Memory ids beside the rowids: a search answers without an SQL id lookup. Bytes
-        # of a fixed width (widened when a longer id arrives), not a str object per row:
-        # 1M ids of 10 characters held ~67 MB as objects, 10 MB so.
+        # of a fixed width (widened when a longer id arrives), not a str object per row
+        # (an object costs several times the id's own bytes).
         width = self.memory_ids.dtype.itemsize if old else 16
         memory_ids = np.zeros(capacity, dtype=f"S{width}")
         status = np.full(capacity, -1, dtype=np.int8)
@@ -453,8 +453,8 @@ class VectorIndex:
         """Copies of the vectors the index holds for these memories.
 
         With `rowids` (each id's rowid, from the store's own table) a lookup per id;
-        without, one pass over every row's id (no id -> position map is kept: at 1M rows
-        it cost ~70 MB).
+        without, one pass over every row's id (no id -> position map is kept: a dict of
+        every id was a large share of a big store's memory).
         """
         n = self._size
         if rowids is not None:

@@ -53,7 +53,7 @@ class VectorMethods:
             index = self._sync_index()
             if index is None or not ids:
                 return {}
-            # The index keeps no id -> position map (~70 MB at 1M rows): the ids' rowids
+            # The index keeps no id -> position map (a dict of every id): the ids' rowids
             # come from the table's unique index, a lookup each.
             rowid_of: dict[str, int] = {}
             for start in range(0, len(ids), 500):
