@@ -203,3 +203,25 @@ def test_a_bulk_import_builds_it_with_the_vector_lists(mem, monkeypatch):
         for mode in ("and", "or"):
             assert store.keyword_search(groups, mode, Filters(), 20) == _reference(
                 store, groups, mode, Filters(), 20)
+
+
+def test_a_server_builds_it_after_loading_its_vectors(store_path, monkeypatch):
+    """A long-running process starts the build only once its vector index is loaded:
+    the build holds the GIL, and a worker's warm-up (the vectors' load) would wait."""
+    import engram
+    from engram.store.sqlite import ann_index
+
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+    rng = random.Random(6)
+    with engram.open(store_path, embedder="fake") as mem:
+        mem.save_many([{"content": _terms(rng) + f" note {i}"} for i in range(80)])
+    monkeypatch.setattr(ann_index, "_build_mode", ["background"])
+    with engram.open(store_path, embedder="fake") as mem:
+        store = mem.store
+        store.keyword_search([("test",)], "and", Filters(), 10)
+        assert store._keyword_thread is None  # the vectors are not loaded yet
+        mem.search("test user")  # loads them
+        mem.search("test user")
+        assert store._keyword_thread is not None
+        store._keyword_thread.join(10)
+        assert store._keyword_index is not None

@@ -162,6 +162,7 @@ class KeywordMethods:
     _keyword_hits: dict[str, int]
     _keyword_same: dict[str, bool]
     _keyword_thread: threading.Thread | None
+    _index: Any
     ephemeral: bool
     exact_rank_min_matches: int
 
@@ -302,6 +303,13 @@ class KeywordMethods:
         mode = build_mode()
         if mode == "never" or self.ephemeral or self._keyword_thread is not None:
             return
+        with self._lock:
+            # Not before the vector index is loaded (the same search loads it): reading
+            # every row's terms holds the GIL for seconds, and the load, a worker's
+            # warm-up, would wait behind it.
+            if self._index is None and self._db.execute(
+                    "SELECT EXISTS (SELECT 1 FROM vectors)").fetchone()[0]:
+                return
         total, _ = self.document_frequency([])
         if total < ann_min_rows():
             return
