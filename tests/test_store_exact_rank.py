@@ -225,3 +225,22 @@ def test_a_server_builds_it_after_loading_its_vectors(store_path, monkeypatch):
         assert store._keyword_thread is not None
         store._keyword_thread.join(10)
         assert store._keyword_index is not None
+
+
+def test_a_yielding_build_waits_for_searches_and_ranks_the_same(store, monkeypatch):
+    """A server's build reads a few rows at a time, each step once no search came in for
+    a moment, and gives the same index: the same rankings, writes since included."""
+    import time
+
+    from engram.store.sqlite import keywords
+
+    monkeypatch.setattr(keywords, "BUILD_BATCH", 97)
+    full = store._keyword_index
+    store._searched = time.monotonic() + 0.3  # as if searches kept coming for 0.3 s
+    started = time.monotonic()
+    store.build_keyword_index(yielding=True)
+    assert time.monotonic() - started >= 0.3
+    assert store._keyword_index is not full
+    with store.transaction():
+        store.insert(_memory(5000), "test user grafana grafana e2e", None)
+    _check(store)

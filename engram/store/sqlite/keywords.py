@@ -40,6 +40,10 @@ _TIDIED_KEY = "keyword_index_tidied_seq"
 #: Seconds to list one row of a phrase's doclist (`_matching`; measured at 1M memories):
 #: `_bm25` lists a phrase alone when that costs less than the whole expression did.
 LISTED_ROW_S = 6e-8
+#: A server's keyword index build (`build_keyword_index(yielding=True)`): rows read per
+#: step, and how long the store must have seen no search before a step.
+BUILD_BATCH = 500
+BUILD_IDLE_S = 0.05
 #: Matches (estimated) beyond which an OR search is left to FTS5: listing each phrase's
 #: rows for hundreds of thousands of matches costs about what FTS5's ranking does.
 EXACT_RANK_MAX_OR = 150_000
@@ -162,6 +166,7 @@ class KeywordMethods:
     _keyword_hits: dict[str, int]
     _keyword_same: dict[str, bool]
     _keyword_thread: threading.Thread | None
+    _searched: float
     _index: Any
     ephemeral: bool
     exact_rank_min_matches: int
@@ -169,6 +174,7 @@ class KeywordMethods:
     def keyword_search(
         self, groups: list[tuple[str, ...]], mode: str, filters: Filters, limit: int
     ) -> list[Candidate]:
+        self._searched = time.monotonic()  # a keyword index build waits (build_keyword_index)
         match = fts_query(groups, mode)
         if match is None:
             return []
@@ -320,7 +326,7 @@ class KeywordMethods:
 
         def build() -> None:
             try:
-                self.build_keyword_index()
+                self.build_keyword_index(yielding=True)
             except Exception as exc:  # noqa: BLE001 -- FTS5 ranks without it
                 import logging
 
@@ -455,13 +461,20 @@ class KeywordMethods:
             top = max(top, max(r[1] for r in batch))
         index.seq = top
 
-    def build_keyword_index(self) -> None:
-        """Read every row into a keyword index (`_exact_ranked` ranks with it from now)."""
+    def build_keyword_index(self, yielding: bool = False) -> None:
+        """Read every row into a keyword index (`_exact_ranked` ranks with it from now).
+
+        `yielding` (a build on a server's thread): reading the rows is Python work that
+        holds the GIL for seconds, and a search on another thread would wait for it at
+        every step; so the build reads a few hundred rows at a time, each in a short
+        snapshot of its own, and waits while searches come in (`_searched`, stamped by
+        every keyword and vector search) until the store has been idle a moment.
+        """
         from .keyword_index import KeywordIndex
 
         index = KeywordIndex()
-        # Read on a connection of its own: a build on a thread (seconds at 1M rows) holds
-        # neither the store's connection nor the side thread's.
+        # Read on a connection of its own: a build on a thread holds neither the store's
+        # connection nor the side thread's.
         import contextvars
 
         from .connection import BUSY_TIMEOUT_MS, connect
@@ -472,11 +485,31 @@ class KeywordMethods:
         try:
             with (self._lock if db is None else nullcontext()):
                 reader = self._db if db is None else db
-                reader.execute("BEGIN")
-                try:
-                    self._sync_keyword_index(reader, index)
-                finally:
-                    _rollback(reader)
+                if not yielding:
+                    reader.execute("BEGIN")
+                    try:
+                        self._sync_keyword_index(reader, index)
+                    finally:
+                        _rollback(reader)
+                else:
+                    # Rows changed from here on have a larger change number: the first
+                    # search reads them again, whatever this read of them saw.
+                    (start,) = reader.execute(
+                        "SELECT COALESCE(MAX(seq), 0) FROM memories").fetchone()
+                    last = -1
+                    while True:
+                        while time.monotonic() - self._searched < BUILD_IDLE_S:
+                            time.sleep(BUILD_IDLE_S)
+                        batch = reader.execute(
+                            "SELECT m.rowid, c.c0 FROM memories m"
+                            " JOIN memories_fts_content c ON c.id = m.rowid"
+                            " WHERE m.rowid > ? ORDER BY m.rowid LIMIT ?",
+                            (last, BUILD_BATCH)).fetchall()
+                        if not batch:
+                            break
+                        index.put(batch)
+                        last = batch[-1][0]
+                    index.seq = start
         finally:
             if db is not None:
                 db.close()

@@ -108,6 +108,7 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
         self._keyword_hits: dict[str, int] = {}
         self._keyword_same: dict[str, bool] = {}
         self._keyword_thread: threading.Thread | None = None  # building it, if any
+        self._searched = 0.0  # time.monotonic() of the last search
         self.exact_rank_min_matches = EXACT_RANK_MIN_MATCHES
 
     # --- plumbing ---------------------------------------------------------------------

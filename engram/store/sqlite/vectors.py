@@ -43,6 +43,7 @@ class VectorMethods:
     _data_version: int
     _ann_thread: threading.Thread | None
     _keyword_index: Any
+    _searched: float
 
     def build_keyword_index(self) -> None: ...
 
@@ -238,7 +239,11 @@ class VectorMethods:
             return index.ann is not None
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
+        import time
+
         import numpy as np
+
+        self._searched = time.monotonic()  # a keyword index build waits (keywords.py)
 
         with self._lock:
             index = self._sync_index()
