@@ -303,7 +303,9 @@ class KeywordMethods:
     def _keyword_index_if_due(self) -> None:
         """Give a large store its keyword index as the process's build mode says (as the
         vector lists: a long-running process builds on a thread, `inline` at once, a
-        short-lived one never -- FTS5 ranks there)."""
+        short-lived one never -- FTS5 ranks there). Unlike the lists it is not saved,
+        so a bulk import (`build_vector_lists`) does not read it for a process about to
+        exit."""
         from .ann_index import ann_min_rows, build_mode
 
         mode = build_mode()

@@ -42,10 +42,7 @@ class VectorMethods:
     _index_seq: int
     _data_version: int
     _ann_thread: threading.Thread | None
-    _keyword_index: Any
     _searched: float
-
-    def build_keyword_index(self) -> None: ...
 
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The vectors of some memories (float32), to tell near-duplicates apart."""
@@ -234,8 +231,6 @@ class VectorMethods:
                 return False
             if written is None or written >= REBUILD_FRACTION * len(index):
                 self._sync_ann(index, "inline")
-                if index.ann is not None and self._keyword_index is None:
-                    self.build_keyword_index()  # what ranks keyword matches at this size
             return index.ann is not None
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
