@@ -335,7 +335,10 @@ def test_the_index_holds_one_matrix_permuted_in_place(mem, store_path, monkeypat
         for rowid, position in index._positions.items():
             assert np.array_equal(index.vectors[position], before[rowid])
             assert index.rowids[position] == rowid
-            assert index._by_id[index.memory_ids[position]] == position
+            (memory_id,) = store._db.execute(
+                "SELECT id FROM memories WHERE rowid = ?", (rowid,)).fetchone()
+            assert index.memory_ids[position].decode() == memory_id
+            assert set(index.vectors_of([memory_id], [rowid])) == {memory_id}
         # List i is the contiguous run of positions starts[i]:starts[i + 1].
         for i in range(lists.lists):
             a, b = lists.starts[i], lists.starts[i + 1]

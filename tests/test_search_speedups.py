@@ -617,3 +617,71 @@ def test_the_rows_with_rarer_words_are_scored_on_the_whole_query(mem):
     assert all(scores[r] == s for r, s in rarer)
     assert any(scores[r] < min(scores[x] for x in scores if x not in with_rare)
                for r in with_rare)  # the rare rows rank first, as the early stop needs
+
+
+def test_rowid_positions_against_a_dict():
+    """The index's rowid -> position map (an array indexed by rowid, a dict for rowids far
+    beyond the rows) answers as a dict would through puts, pops, growth and resets."""
+    from engram.store.sqlite.vector_index import DIRECT_ROWIDS, RowidPositions
+
+    rng = np.random.default_rng(3)
+    mine, reference = RowidPositions(), {}
+    far = [DIRECT_ROWIDS * 50 + i for i in range(5)] + [2**40, 2**62]
+    for step in range(3000):
+        rowid = int(far[step % len(far)] if step % 97 == 0 else rng.integers(0, 5000))
+        if rng.random() < 0.3:
+            assert mine.pop(rowid) == reference.pop(rowid, None)
+        else:
+            mine.put(rowid, step)
+            reference[rowid] = step
+        if step % 500 == 0:  # the far rowids were in the overflow: growing keeps them
+            mine.put(int(rng.integers(5000, DIRECT_ROWIDS + 100_000)), -step - 1 + 2**30)
+            reference.update((r, p) for r, p in mine.items() if r not in reference)
+    assert len(mine) == len(reference)
+    assert dict(mine.items()) == reference
+    keys = np.array([*reference, 7, 10**12, -1], dtype=np.int64)
+    expected = [reference.get(int(k), -1) for k in keys]
+    assert mine.lookup(keys).tolist() == expected
+    assert [mine.get(int(k)) for k in keys] == [None if e < 0 else e for e in expected]
+    pairs = np.array(sorted(reference.items()), dtype=np.int64)
+    mine.reset(pairs[:, 0], pairs[::-1, 1].copy())
+    assert dict(mine.items()) == dict(zip(pairs[:, 0].tolist(), pairs[::-1, 1].tolist(),
+                                          strict=True))
+    assert len(mine) == len(pairs)
+
+
+def test_index_ids_of_any_length_and_script():
+    """Memory ids are held as UTF-8 bytes of one width, widened for a longer id: ids of any
+    length and script come back as given, from a search and from vectors_of."""
+    from engram.store.sqlite.vector_index import VectorIndex
+
+    index = VectorIndex(4)
+    vectors = np.eye(4, dtype=np.float32)
+    ids = ["a", "é-ü-\u4e2d", "x" * 40, "last"]
+    index.put_many([1, 2, 3, 4], ids, vectors, ["active"] * 4, [None] * 4, ["fact"] * 4,
+                   [1.0] * 4)
+    assert index.memory_ids.dtype.itemsize >= 40
+    for i, memory_id in enumerate(ids):
+        hits = index.search(vectors[i], index.mask(("active",), None, True, (), None, None), 1)
+        assert hits[0][:2] == (i + 1, memory_id)
+    assert set(index.vectors_of(ids)) == set(ids)
+    assert set(index.vectors_of(ids, [1, 2, 3, 4])) == set(ids)
+    assert index.vectors_of(["a"], [2]) == {}  # a rowid holding another memory
+    index.remove(3)
+    assert set(index.vectors_of(ids)) == {"a", ids[1], "last"}
+    assert len(index) == 3
+
+
+def test_rowid_positions_overflow_moves_into_the_array_as_it_grows():
+    from engram.store.sqlite.vector_index import DIRECT_ROWIDS, DIRECT_SPAN, RowidPositions
+
+    positions = RowidPositions()
+    far = DIRECT_ROWIDS + 10
+    positions.put(far, 1)  # beyond the array's bound for one row: the overflow
+    assert positions._overflow == {far: 1}
+    for rowid in range(DIRECT_ROWIDS // DIRECT_SPAN + 2):
+        positions.put(rowid, rowid + 2)
+    positions.put(far + 1, 5)  # now within bounds: the array grows past `far`
+    assert not positions._overflow and positions.get(far) == 1 and positions.get(far + 1) == 5
+    assert positions.pop(far) == 1 and positions.get(far) is None
+    assert len(positions) == DIRECT_ROWIDS // DIRECT_SPAN + 3

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-
 
     import numpy as np
 
+    from .keyword_index import KeywordIndex
     from .vector_index import VectorIndex
 
 #: SQLite's page cache per connection, in KiB (SQLite's default is 2 MB). Filled only as
@@ -51,6 +52,9 @@ CACHE_KIB = 64 * 1024
 #: while the calling thread scores the vectors (side_runner): below, handing the work
 #: over costs about what the overlap saves.
 PARALLEL_MIN_ROWS = 50_000
+#: Matches from which a search with a keyword index ranks them itself (`_exact_ranked`):
+#: below, FTS5's own ranking costs a few ms at most.
+EXACT_RANK_MIN_MATCHES = 2_000
 
 
 class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
@@ -96,6 +100,16 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
         self._df: dict[str, int] = {}
         self._df_seq = -1
         self._df_total = 0
+        # The keyword index `_exact_ranked` ranks large match sets with (keyword_index.py),
+        # FTS5's statistics it read and the phrase counts taken under them.
+        self._keyword_index: KeywordIndex | None = None
+        self._keyword_lock = threading.Lock()
+        self._keyword_key: tuple[bytes, bytes] | None = None
+        self._keyword_hits: dict[str, int] = {}
+        self._keyword_same: dict[str, bool] = {}
+        self._keyword_thread: threading.Thread | None = None  # building it, if any
+        self._searched = 0.0  # time.monotonic() of the last search
+        self.exact_rank_min_matches = EXACT_RANK_MIN_MATCHES
 
     # --- plumbing ---------------------------------------------------------------------
 

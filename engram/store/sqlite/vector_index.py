@@ -135,6 +135,113 @@ class ReadWriteLock:
                 self._cond.notify_all()
 
 
+#: Rowids up to this many times the rows held (and at least DIRECT_ROWIDS) are looked up in
+#: an array indexed by rowid; a rare larger one (an imported store's) in a small dict.
+DIRECT_SPAN = 8
+DIRECT_ROWIDS = 1 << 20
+
+
+class RowidPositions:
+    """rowid -> position without a Python object per row.
+
+    A dict holds a table slot and two int objects per entry; an int32 array indexed by
+    rowid holds 4 bytes per rowid up to the largest. SQLite gives a new
+    row the largest rowid + 1, so rowids stay about as many as the rows ever written; one
+    far beyond (`DIRECT_SPAN` times the rows) goes to an overflow dict instead of
+    stretching the array.
+    """
+
+    def __init__(self) -> None:
+        self._direct = np.full(1024, -1, dtype=np.int32)
+        self._overflow: dict[int, int] = {}
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _room(self, top: int) -> bool:
+        """Make the array cover rowids below `top` if that is within bounds (the
+        overflow's rowids it then covers move into it: a rowid lives in one place)."""
+        if top <= len(self._direct):
+            return True
+        if top > max(DIRECT_ROWIDS, DIRECT_SPAN * (self._count + 1)):
+            return False
+        grown = np.full(max(top, 2 * len(self._direct)), -1, dtype=np.int32)
+        grown[: len(self._direct)] = self._direct
+        self._direct = grown
+        for rowid in [r for r in self._overflow if r < len(grown)]:
+            grown[rowid] = self._overflow.pop(rowid)
+        return True
+
+    def get(self, rowid: int) -> int | None:
+        if 0 <= rowid < len(self._direct):
+            position = int(self._direct[rowid])
+            return position if position >= 0 else None
+        return self._overflow.get(rowid)
+
+    def lookup(self, rowids: np.ndarray) -> np.ndarray:
+        """Positions of `rowids` (int64), -1 where absent."""
+        out = np.full(len(rowids), -1, dtype=np.int64)
+        inside = (rowids >= 0) & (rowids < len(self._direct))
+        out[inside] = self._direct[rowids[inside]]
+        if self._overflow:
+            for i in np.flatnonzero(~inside).tolist():
+                out[i] = self._overflow.get(int(rowids[i]), -1)
+        return out
+
+    def put(self, rowid: int, position: int) -> None:
+        if rowid >= 0 and self._room(rowid + 1):
+            if self._direct[rowid] < 0:
+                self._count += 1
+            self._direct[rowid] = position
+            return
+        if rowid not in self._overflow:
+            self._count += 1
+        self._overflow[rowid] = position
+
+    def pop(self, rowid: int) -> int | None:
+        if 0 <= rowid < len(self._direct):
+            position = int(self._direct[rowid])
+            if position < 0:
+                return None
+            self._direct[rowid] = -1
+            self._count -= 1
+            return position
+        position = self._overflow.pop(rowid, None)
+        if position is not None:
+            self._count -= 1
+        return position
+
+    def reset(self, rowids: np.ndarray, positions: np.ndarray) -> None:
+        """Exactly these (rowid, position) pairs, replacing all others."""
+        self._direct[:] = -1
+        self._overflow = {}
+        self._count = len(rowids)
+        if not len(rowids):
+            return
+        top = int(rowids.max()) + 1
+        if not self._room(top):
+            self._room(max(DIRECT_ROWIDS, DIRECT_SPAN * (self._count + 1)))
+        inside = (rowids >= 0) & (rowids < len(self._direct))
+        self._direct[rowids[inside]] = positions[inside]
+        self._overflow = dict(zip(rowids[~inside].tolist(), positions[~inside].tolist(),
+                                  strict=True))
+
+    def items(self) -> Iterator[tuple[int, int]]:
+        present = np.flatnonzero(self._direct >= 0)
+        yield from zip(present.tolist(), self._direct[present].tolist(), strict=True)
+        yield from list(self._overflow.items())
+
+
+def _encoded(memory_ids: Sequence[str | None]) -> list[bytes]:
+    return [b"" if i is None else i.encode("utf-8", "surrogatepass") for i in memory_ids]
+
+
+def decoded(raw: Sequence[bytes]) -> list[str]:
+    """Memory ids as `VectorIndex.memory_ids` holds them (UTF-8 bytes), as text."""
+    return [r.decode("utf-8", "surrogatepass") for r in raw]
+
+
 @dataclass
 class IndexRow:
     rowid: int
@@ -153,8 +260,7 @@ class VectorIndex:
         self.dim = dim
         #: float16 rows (a large store with NumKong: `ann_index.half_rows`), else float32.
         self.dtype = np.dtype(np.float16 if half else np.float32)
-        self._positions: dict[int, int] = {}
-        self._by_id: dict[str, int] = {}
+        self._positions = RowidPositions()
         self._projects: dict[str, int] = {}
         self._types: dict[str, int] = {}
         self._size = 0
@@ -170,8 +276,11 @@ class VectorIndex:
         old = self._size
         vectors = np.zeros((capacity, self.dim), dtype=self.dtype)
         rowids = np.full(capacity, -1, dtype=np.int64)
-        # Memory ids beside the rowids: a search answers without an SQL id lookup.
-        memory_ids = np.full(capacity, None, dtype=object)
+        # Memory ids beside the rowids: a search answers without an SQL id lookup. Bytes
+        # of a fixed width (widened when a longer id arrives), not a str object per row
+        # (an object costs several times the id's own bytes).
+        width = self.memory_ids.dtype.itemsize if old else 16
+        memory_ids = np.zeros(capacity, dtype=f"S{width}")
         status = np.full(capacity, -1, dtype=np.int8)
         project = np.full(capacity, -1, dtype=np.int32)
         kind = np.full(capacity, -1, dtype=np.int16)
@@ -190,6 +299,13 @@ class VectorIndex:
 
     def __len__(self) -> int:
         return len(self._positions)
+
+    def _fit_ids(self, raw: list[bytes]) -> None:
+        """Widen the id column if one of `raw` is longer than it holds."""
+        longest = max(map(len, raw), default=0)
+        width = self.memory_ids.dtype.itemsize
+        if longest > width:
+            self.memory_ids = self.memory_ids.astype(f"S{max(longest, 2 * width)}")
 
     def _code(self, table: dict[str, int], value: str) -> int:
         code = table.get(value)
@@ -222,23 +338,29 @@ class VectorIndex:
 
         Codes are looked up once per distinct value, not once per row.
         """
-        new = len({r for r in rowids if r not in self._positions})
-        if self._size + new > len(self.rowids):
-            self._alloc(max(1024, self._size * 2, self._size + new))
-        positions = np.empty(len(rowids), dtype=np.int64)
-        for i, rowid in enumerate(rowids):
-            position = self._positions.get(rowid)
-            if position is None:
-                position = self._positions[rowid] = self._size
-                self._size += 1
-            positions[i] = position
+        keys = np.asarray(rowids, dtype=np.int64)
+        positions = self._positions.lookup(keys)
+        new = np.flatnonzero(positions < 0)
+        if len(new):
+            # A rowid twice among the new ones takes one position (the last row wins).
+            first = {}
+            for i in new.tolist():
+                first.setdefault(rowids[i], i)
+            fresh = len(first)
+            if self._size + fresh > len(self.rowids):
+                self._alloc(max(1024, self._size * 2, self._size + fresh))
+            for offset, (rowid, _i) in enumerate(first.items()):
+                self._positions.put(rowid, self._size + offset)
+            positions[new] = self._positions.lookup(keys[new])
+            self._size += fresh
+        raw = _encoded(memory_ids)
+        self._fit_ids(raw)
         ann = self.ann
         if ann is not None:  # rows appended from `ann.built` on are scanned anyway
             ann.fresh.extend(positions[positions < ann.built].tolist())
         self.vectors[positions] = vectors
         self.rowids[positions] = rowids
-        self.memory_ids[positions] = memory_ids
-        self._by_id.update(zip(memory_ids, positions.tolist(), strict=True))
+        self.memory_ids[positions] = raw
         status_of = {s: STATUS_CODES.get(s, -1) for s in set(statuses)}
         project_of = {p: self._store_project(p) for p in set(projects)}
         kind_of = {k: self._code(self._types, k) for k in set(kinds)}
@@ -259,12 +381,11 @@ class VectorIndex:
         self.when[position] = when
 
     def remove(self, rowid: int) -> None:
-        position = self._positions.pop(rowid, None)
+        position = self._positions.pop(rowid)
         if position is not None:
             self.status[position] = -1
             self.rowids[position] = -1
-            self._by_id.pop(self.memory_ids[position], None)
-            self.memory_ids[position] = None
+            self.memory_ids[position] = b""
 
     @property
     def size(self) -> int:
@@ -304,13 +425,12 @@ class VectorIndex:
             tail = slice(size, n)
             self.vectors[tail] = 0
             self.rowids[tail] = -1
-            self.memory_ids[tail] = None
+            self.memory_ids[tail] = b""
             self.status[tail] = -1
             self._size = size
             rowids = self.rowids[:size]
             kept = np.flatnonzero(rowids >= 0)
-            self._positions = dict(zip(rowids[kept].tolist(), kept.tolist(), strict=True))
-            self._by_id = dict(zip(self.memory_ids[kept].tolist(), kept.tolist(), strict=True))
+            self._positions.reset(rowids[kept], kept)
             lists.members = None
             lists.built = len(members)
             lists.fresh.clear()
@@ -324,18 +444,31 @@ class VectorIndex:
     def mark_fresh(self, rowids: Sequence[int]) -> None:
         """Rows the lists may file under an old vector, or not hold: scanned exactly."""
         ann = self.ann
-        if ann is not None:
-            ann.fresh.extend(
-                p for r in rowids
-                if (p := self._positions.get(r)) is not None and p < ann.built
-            )
+        if ann is not None and len(rowids):
+            positions = self._positions.lookup(np.asarray(rowids, dtype=np.int64))
+            ann.fresh.extend(positions[(positions >= 0) & (positions < ann.built)].tolist())
 
-    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Copies of the vectors the index holds for these memories."""
+    def vectors_of(self, memory_ids: Sequence[str],
+                   rowids: Sequence[int] | None = None) -> dict[str, np.ndarray]:
+        """Copies of the vectors the index holds for these memories.
+
+        With `rowids` (each id's rowid, from the store's own table) a lookup per id;
+        without, one pass over every row's id (no id -> position map is kept: a dict of
+        every id was a large share of a big store's memory).
+        """
+        n = self._size
+        if rowids is not None:
+            positions = self._positions.lookup(np.asarray(rowids, dtype=np.int64))
+        else:
+            wanted = np.asarray(_encoded(memory_ids), dtype=self.memory_ids.dtype) \
+                if memory_ids else np.empty(0, dtype=self.memory_ids.dtype)
+            hit = np.flatnonzero(np.isin(self.memory_ids[:n], wanted) & (self.rowids[:n] >= 0))
+            where = dict(zip(decoded(self.memory_ids[hit].tolist()), hit.tolist(), strict=True))
+            positions = np.array([where.get(i, -1) for i in memory_ids], dtype=np.int64)
         found = {}
-        for memory_id in memory_ids:
-            position = self._by_id.get(memory_id)
-            if position is not None:
+        for memory_id, position in zip(memory_ids, positions.tolist(), strict=True):
+            if 0 <= position < n and self.memory_ids[position] == memory_id.encode(
+                    "utf-8", "surrogatepass"):
                 found[memory_id] = self.vectors[position].astype(np.float32)
         return found
 
@@ -377,7 +510,7 @@ class VectorIndex:
                 top = np.flatnonzero(column_scores >= min_score)
                 top = top[np.argsort(-column_scores[top], kind="stable")][:limit]
                 hits[column] = list(zip(
-                    self.memory_ids[rows[top]].tolist(), column_scores[top].tolist(),
+                    decoded(self.memory_ids[rows[top]].tolist()), column_scores[top].tolist(),
                     strict=True,
                 ))
         return hits
@@ -442,7 +575,7 @@ class VectorIndex:
             scores = scores[top]
         # Whole-array .tolist(): indexing numpy per hit cost ~2.5 µs a hit.
         hits = zip(
-            self.rowids[top].tolist(), self.memory_ids[top].tolist(), scores.tolist(),
+            self.rowids[top].tolist(), decoded(self.memory_ids[top].tolist()), scores.tolist(),
             strict=True,
         )
-        return [hit for hit in hits if hit[0] >= 0 and hit[1] is not None]
+        return [hit for hit in hits if hit[0] >= 0 and hit[1]]

@@ -42,12 +42,26 @@ class VectorMethods:
     _index_seq: int
     _data_version: int
     _ann_thread: threading.Thread | None
+    _searched: float
 
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The vectors of some memories (float32), to tell near-duplicates apart."""
+        ids = list(dict.fromkeys(memory_ids))
         with self._lock:
             index = self._sync_index()
-            return index.vectors_of(memory_ids) if index is not None else {}
+            if index is None or not ids:
+                return {}
+            # The index keeps no id -> position map (a dict of every id): the ids' rowids
+            # come from the table's unique index, a lookup each.
+            rowid_of: dict[str, int] = {}
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rowid_of.update(self._db.execute(
+                    f"SELECT id, rowid FROM memories WHERE id IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall())
+            known = [i for i in ids if i in rowid_of]
+            return index.vectors_of(known, [rowid_of[i] for i in known])
 
     def _index_upsert(self, rowid: int, vector: np.ndarray, memory: Memory) -> None:
         import numpy as np
@@ -220,7 +234,11 @@ class VectorMethods:
             return index.ann is not None
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
+        import time
+
         import numpy as np
+
+        self._searched = time.monotonic()  # a keyword index build waits (keywords.py)
 
         with self._lock:
             index = self._sync_index()
