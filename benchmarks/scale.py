@@ -261,7 +261,7 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
             result["vector_lists"] = build()
             result["lists_build_s"] = round(time.perf_counter() - t0, 1)
         # A running server reads a large store's keyword index on a thread once idle
-        # (engram/store/sqlite/keywords.py); the warm searches below are a running server's.
+        # (engram/store/sqlite/exact_rank.py); the warm searches below are a running server's.
         keywords = getattr(mem.store, "build_keyword_index", None)
         if keywords is not None and result.get("vector_lists"):
             t0 = time.perf_counter()

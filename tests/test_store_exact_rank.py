@@ -232,9 +232,9 @@ def test_a_yielding_build_waits_for_searches_and_ranks_the_same(store, monkeypat
     a moment, and gives the same index: the same rankings, writes since included."""
     import time
 
-    from engram.store.sqlite import keywords
+    from engram.store.sqlite import exact_rank
 
-    monkeypatch.setattr(keywords, "BUILD_BATCH", 97)
+    monkeypatch.setattr(exact_rank, "BUILD_BATCH", 97)
     full = store._keyword_index
     store._searched = time.monotonic() + 0.3  # as if searches kept coming for 0.3 s
     started = time.monotonic()

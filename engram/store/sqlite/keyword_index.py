@@ -10,9 +10,9 @@ each phrase occurs in it, and statistics of the whole index. Lengths and occurre
 from this index: every row's token count, and the tokens it holds more than once (most
 hold a token once: then a matching row holds the phrase once). The statistics come from
 FTS5's own records (row count, token total) and exact phrase counts, cached while the
-index's structure record says nothing changed. `KeywordMethods._exact_ranked` puts these
-together with FTS5's arithmetic, operation for operation, so the scores are FTS5's own
-bit for bit (tests compare them with `bm25()`).
+index's structure record says nothing changed. `ExactRankMethods._exact_ranked`
+(exact_rank.py) puts these together with FTS5's arithmetic, operation for operation, so
+the scores are FTS5's own bit for bit (tests compare them with `bm25()`).
 
 Rows are tokenized as FTS5's unicode61 tokenizer does for ASCII text (runs of ASCII
 letters and digits, lower-cased); a row with any other character is marked unknown, and

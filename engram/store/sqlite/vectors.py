@@ -238,7 +238,7 @@ class VectorMethods:
 
         import numpy as np
 
-        self._searched = time.monotonic()  # a keyword index build waits (keywords.py)
+        self._searched = time.monotonic()  # a keyword index build waits (exact_rank.py)
 
         with self._lock:
             index = self._sync_index()
