@@ -155,6 +155,11 @@ def test_the_variants_of_one_command_collapse_into_one_recipe():
     ("/home/dev/shop/app/convert.py\n  /home/dev/shop/app/convert.py:184:17 - error: Type of "
      "\"text_value\" is unknown (reportUnknownVariableType)\n1 error, 0 warnings",
      "convert.py:184:17 - error: Type of \"text_value\" is unknown"),
+    # R's testthat: the failed expectation, not the runner's banner
+    ("\u2139 Testing qualeau\n\u2714 | F W  S  OK | Context\n\u2716 | 1        1 | mod_commune\n"
+     "Failure (test-mod_commune.R:6:5): the module filters the chosen town\nnrow(out) "
+     "(`actual`) not equal to 12 (`expected`).\n", "Failure (test-mod_commune.R:6:5): the "
+     "module filters the chosen town nrow(out)"),
 ])
 def test_the_stored_error_is_the_telling_line_not_the_first(output, line):
     assert error_line(output).startswith(line)
@@ -4493,6 +4498,15 @@ def test_a_question_that_is_to_change_nothing_leaves_nothing_in_any_wording():
     assert asked.extract().findings == []
     assert rule_type("毎回 lualatex が4回走ります", asking=True) is None
     assert rule_type("毎回 lualatex が4回走ります") == "constraint"  # as a rule elsewhere
+
+
+def test_an_inline_script_is_a_command_of_its_own():
+    from engram.capture.commands import family
+
+    assert family("Rscript -e 'devtools::test()'") != family(
+        "head -3 x.csv && Rscript -e 'str(read.csv(\"x.csv\"))'")
+    assert family("Rscript -e 'devtools::test()'") == family("Rscript -e  'devtools::test()'")
+    assert family("python -m pytest -q") == family("python -m pytest -x")
 
 
 def test_a_long_command_is_shown_as_its_family_with_the_switches_before_its_message():

@@ -76,6 +76,10 @@ def family(command: str) -> str:
     if re.match(r"^python\d*(\.\d+)?$", program) and args[:1] == ["-m"] and len(args) > 1:
         program, args = args[1], args[2:]
     name = program
+    if args[:1] in (["-e"], ["-c"], ["--eval"]) and len(args) > 1:
+        # an inline script is its own command: `Rscript -e 'devtools::test()'` is not
+        # `Rscript -e 'str(fread(...))'`
+        return f"{program} {args[0]} {' '.join(args[1].split())[:80]}"
     if program in _SUBCOMMAND_PROGRAMS:
         subs = [a for a in args if not a.startswith("-")][:2 if args[:1] in (["run"], ["exec"])
                                                           else 1]

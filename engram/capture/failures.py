@@ -37,6 +37,8 @@ _PATTERNS: list[re.Pattern[str]] = [
     re.compile(r"^==\d+==\s*ERROR: (?P<m>.+)$", re.MULTILINE),  # ASan, LSan, TSan
     re.compile(r"^\s*(?P<m>\*\* [A-Z ]+ FAILED \*\*)$", re.MULTILINE),  # xcodebuild
     re.compile(r"^\s*(?P<m>● .+)$", re.MULTILINE),  # jest / vitest test title
+    # R's testthat: `Failure (test-mod_commune.R:6:5): the test's name` and what failed
+    re.compile(r"^(?P<m>(?:Failure|Error) \([^)\n]+:\d+(?::\d+)?\): .+\n\S.*)$", re.MULTILINE),
     # dbt: `Database Error in model x (…)` and the database's words on the next line
     re.compile(r"^(?:\d\d:\d\d:\d\d\s+)?\s*(?P<m>(?:Database|Compilation|Runtime) Error in [^\n]+"
                r"\n\s*(?:\d\d:\d\d:\d\d\s+)?\S[^\n]*|Failure in test [^\n]+)$", re.MULTILINE),
