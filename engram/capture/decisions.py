@@ -38,12 +38,13 @@ from .transcript import ToolCall
 
 MAX_DECISIONS = 8
 MAX_REQUEST_CHARS = 80  # a request short enough to name a wrap-up's subject
-# in words (not a pasted path or address): "add a Pause/Resume feature"
-# a reply to what came before ("yes, please try iterating", "pushed - check CI"), no subject
+# A reply to what came before ("yes, please try iterating", "pushed - check CI"): no subject.
 _REPLY_RE = re.compile(
     r"^\W*(yes|yeah|yep|ok(ay)?|sure|great|nice|cool|perfect|thanks?|pushed|done|good|"
     r"alright|go ahead|да|ага|ок|хорошо|ja|jep|oui|d'accord|sí|vale|sim|好|はい)\b",
     re.IGNORECASE)
+# A request in words, not a pasted path or address, nor a question: "add a Pause/Resume
+# feature".
 _REQUEST_RE = re.compile(r"^(?![\w.-]*[/~:\\])[^\W\d_]+\S*(\s+\S+){2,}$(?<![?？])")
 _STATUS_MARK_RE = re.compile(r"[✅❌🟡🟢🔴📋🔍🚀🎉]|⚠️")
 # Four capitalised words in a row, one of them long: a heading shouted ("THE ACTUAL
@@ -159,8 +160,8 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
     # tuned the rules on they found no item the rest missed, and stored noise.)
     edited = any(e.tool is not None and e.tool.name in EDIT_TOOLS and e.tool.failed is False
                  for e in x.events)
-    last = next((t for t in reversed(turns) if t.worked and t.closing() is not None), None)
-    final = last.closing() if last is not None else None
+    last, final = next(((t, closing) for t in reversed(turns)
+                        if t.worked and (closing := t.closing()) is not None), (None, None))
     if last is not None and final is not None and edited and final.position not in seen:
         settled = done_part(final.text)
         # a short request names what the choices are about ("add a Pause/Resume feature");
@@ -204,7 +205,7 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                               else "").strip(" :*")[:60]
             if told and any(told in bug for bug in bugs):
                 continue  # "Cause: …", "Fix: …": what a bug note of the session tells
-            if _FIXED_ITEM_RE.match(item):  # "Fixed `.gitignore` (it had …)": a fix told
+            if fixed:  # "Fixed `.gitignore` (it had …)": a fix told
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
                               at=final.at, importance=0.55, anchor=final.position))
                 continue

@@ -199,12 +199,7 @@ def _announces_rules(sentence: str) -> bool:
     in the repo:", "наши правила:"): a few words holding a rule word, ending in a colon."""
     line = unemphasised(sentence).strip()
     return line.endswith((":", "：")) and len(line) <= 120 and bool(
-        _RULES_WORD_RE.search(line))
-
-
-_RULES_WORD_RE = re.compile(
-    r"\b(rules|conventions|guidelines|regeln|konventionen|règles|conventions|reglas|"
-    r"convenciones|regras|convenções|regole)\b|правила|规则|规矩|ルール", re.IGNORECASE)
+        lexicon.RULES_WORD_RE.search(line))
 
 
 # A verdict on what was just said: "это железное правило", "Pas de chaînes en dur.",

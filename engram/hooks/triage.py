@@ -224,6 +224,8 @@ _WRAPPER_RE = re.compile(
     r"opam\s+exec\s+--|devbox\s+run|xvfb-run(\s+-a)?|dotenv(\s+-e\s+\S+)?\s+--|"
     r"mise\s+exec\s+--|asdf\s+exec|flox\s+activate\s+--)\s+['\"]?"
 )
+
+
 def _contained(words: list[str]) -> str:
     """The command a container runs through a shell (`docker run --rm -v … centos:7 bash -c
     "…"`, `docker compose exec api sh -c "…"`, `kubectl exec pod -- sh -c "…"`), or ""."""

@@ -93,6 +93,7 @@ from .rules import (
     PREFERENCE_RE,
     PROHIBITION_RE,
     RULE_SUBJECT_RE,
+    RULES_WORD_RE,
     SCHEDULE_RE,
     SELF_REPORT_RE,
 )
@@ -176,6 +177,7 @@ __all__ = [
     "REVIEW_RE",
     "SUGGESTION_RE",
     "RULE_SUBJECT_RE",
+    "RULES_WORD_RE",
     "SCHEDULE_RE",
     "SELF_ERROR_RE",
     "SELF_REPORT_RE",

@@ -390,6 +390,11 @@ PROHIBITION_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A word naming a set of rules, in a line that announces them: "our rules here in the repo:".
+RULES_WORD_RE = re.compile(
+    r"\b(rules|conventions|guidelines|regeln|konventionen|règles|reglas|convenciones|regras|"
+    r"convenções|regole)\b|правила|规则|规矩|ルール", re.IGNORECASE)
+
 # Taste rather than law: these make a preference.
 _PREFERENCE = _words(
     r"\bi prefer\b", r"\bwe prefer\b", r"\bprefer\b", r"\bi'd rather\b", r"\bi would rather\b",

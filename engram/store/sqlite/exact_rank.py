@@ -135,10 +135,8 @@ class ExactRankMethods:
 
     _db: Any
     _lock: threading.RLock
-    _depth: int
     _df: dict[str, int]
     _df_seq: int
-    _df_total: int
     _keyword_index: KeywordIndex | None
     _keyword_lock: threading.Lock
     _keyword_key: tuple[bytes, bytes] | None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import StoreUnavailableError
 from ...text.fts import fts_phrases, fts_query
@@ -26,11 +26,6 @@ from .connection import _rollback
 from .errors import SQLError
 from .exact_rank import ExactRankMethods, _idf, _varint
 from .rows import where_clause
-
-if TYPE_CHECKING:  # numpy loads with the keyword index, not for keyword-only hooks
-    import threading
-
-    from .keyword_index import KeywordIndex
 
 #: Memories written between two merges of the keyword index's segments.
 TIDY_AFTER = 256
@@ -49,24 +44,11 @@ def _df_of(quoted: str, terms: dict[str, str], df: dict[str, int]) -> int:
 
 
 class KeywordMethods(ExactRankMethods):
-    """Keyword search, its ranking and early stop, document frequencies and index tidying."""
+    """Keyword search, its ranking and early stop, document frequencies and index tidying
+    (the store's attributes both halves read are declared on ExactRankMethods)."""
 
-    _db: Any
-    _lock: threading.RLock
     _depth: int
-    _df: dict[str, int]
-    _df_seq: int
     _df_total: int
-    _keyword_index: KeywordIndex | None
-    _keyword_lock: threading.Lock
-    _keyword_key: tuple[bytes, bytes] | None
-    _keyword_hits: dict[str, int]
-    _keyword_same: dict[str, bool]
-    _keyword_thread: threading.Thread | None
-    _searched: float
-    _index: Any
-    ephemeral: bool
-    exact_rank_min_matches: int
 
     def keyword_search(
         self, groups: list[tuple[str, ...]], mode: str, filters: Filters, limit: int
