@@ -219,6 +219,22 @@ class Session:
                          {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False},
                          content=stdout)
 
+    def background(self, command: str, task: str, output: str) -> Session:
+        """A Bash call run in the background: answered at once, its output in a file."""
+        return self.tool("Bash", {"command": command, "run_in_background": True},
+                         {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
+                          "backgroundTaskId": task},
+                         content=f"Command running in background with ID: {task}. Output is "
+                                 f"being written to: {output}")
+
+    def notified(self, task: str, output: str, summary: str, code: int) -> Session:
+        """The <task-notification> Claude Code sends when a background task ends."""
+        status = "completed" if code == 0 else "failed"
+        return self.prompt(f"<task-notification>\n<task-id>{task}</task-id>\n<output-file>"
+                           f"{output}</output-file>\n<status>{status}</status>\n<summary>"
+                           f"Background command \"{summary}\" {status} (exit code {code})"
+                           "</summary>\n</task-notification>")
+
     def edit(self, path: str, old: str = "a", new: str = "b") -> Session:
         return self.tool("Edit", {"file_path": f"{CWD}/{path}", "old_string": old,
                                   "new_string": new},
@@ -577,14 +593,8 @@ def test_a_background_run_gets_its_verdict_from_the_tasks_notification():
     session = (
         Session().prompt("add the subscribe form")
         .edit("src/routes/subscribe/+page.svelte")
-        .tool("Bash", {"command": "pnpm build", "run_in_background": True},
-              {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
-               "backgroundTaskId": "b3dd3e9"},
-              content=f"Command running in background with ID: b3dd3e9. Output is being "
-                      f"written to: {output}")
-        .prompt("<task-notification>\n<task-id>b3dd3e9</task-id>\n<output-file>"
-                f"{output}</output-file>\n<status>failed</status>\n<summary>Background "
-                "command \"build\" failed (exit code 1)</summary>\n</task-notification>")
+        .background("pnpm build", "b3dd3e9", output)
+        .notified("b3dd3e9", output, "build", 1)
         .tool("Read", {"file_path": output}, {"type": "text"},
               content="     1→x Build failed in 3.84s\n     2→error during build:\n     3→"
                       "Cannot import $env/static/private into client-side code")
@@ -611,15 +621,9 @@ def test_a_reported_failure_reproduced_in_the_background_is_one_bug_told_by_the_
         Session().prompt("the nightly kpi batch has been failing since yesterday, OOMKilled")
         .say("It loads every row into pandas before grouping. Reproducing it in the "
              "background:")
-        .tool("Bash", {"command": run, "run_in_background": True},
-              {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
-               "backgroundTaskId": "b8265e3"},
-              content=f"Command running in background with ID: b8265e3. Output is being "
-                      f"written to: {output}")
+        .background(run, "b8265e3", output)
         .say("While it runs, a look at DuckDB's memory settings.")
-        .prompt("<task-notification>\n<task-id>b8265e3</task-id>\n<output-file>"
-                f"{output}</output-file>\n<status>failed</status>\n<summary>Background "
-                "command \"repro\" failed (exit code 137)</summary>\n</task-notification>")
+        .notified("b8265e3", output, "repro", 137)
         .say("Reproduced (exit 137). Two ways: A. aggregate in DuckDB's SQL; B. rewrite it "
              "with Polars' lazy API, which streams but adds a dependency and rewrites it all.")
         .edit("jobs/kpi.py", "con.sql(q).df().groupby", "con.sql(AGGREGATE).df()")
@@ -2965,15 +2969,8 @@ def test_a_background_build_that_ended_well_is_verified_once_its_task_says_so(tm
     session = (
         Session().prompt("the board idles at 1.8 mA, get it under 30 µA")
         .edit("prj_release.conf")
-        .tool("Bash", {"command": command, "run_in_background": True},
-              {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
-               "backgroundTaskId": "b0eb87c"},
-              content=f"Command running in background with ID: b0eb87c. Output is being "
-                      f"written to: {output}")
-        .prompt("<task-notification>\n<task-id>b0eb87c</task-id>\n<output-file>"
-                f"{output}</output-file>\n<status>completed</status>\n<summary>Background "
-                "command \"release build\" completed (exit code 0)</summary>\n"
-                "</task-notification>")
+        .background(command, "b0eb87c", output)
+        .notified("b0eb87c", output, "release build", 0)
         .say("The release build passes.")
     )
     path = session.write(tmp_path / "t.jsonl")
