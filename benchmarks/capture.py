@@ -86,7 +86,12 @@ BLIND_DEV = frozenset({"cmake-simd-compact-en", "sveltekit-subscribe-ru", "ansib
                        "duckdb-kpi-oom-compact-ja", "go-cobra-flags-routine-en",
                        "julia-pr-review-ru", "miniprogram-setdata-subagent-zh",
                        "nestjs-typeorm-rename-ko", "prometheus-alerts-regeln-de",
-                       "shiny-nitrates-fread-fr", "zig-comptime-scratch-zh"})
+                       "shiny-nitrates-fread-fr", "zig-comptime-scratch-zh",
+                       # the ninth batch, alternate ones by name, opened on 2026-11-29
+                       # (fifteenth session), when a tenth batch came to be sealed
+                       "apollo-dataloader-tenant-mixed-es-en",
+                       "elasticsearch-acentos-subagent-pt", "gin-gorm-zhuxiao-shoujihao-zh",
+                       "nats-jetstream-dubli-compact-ru", "supabase-rls-miembros-es"})
 CATEGORIES = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",
               "open_question", "verified_command", "project_fact")
 KNOWLEDGE = ("decision", "constraint", "preference", "failed_attempt", "bug_note", "todo",

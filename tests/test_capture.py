@@ -2543,6 +2543,9 @@ def test_a_question_handed_to_someone_at_the_end_is_open_and_no_rule(reply, expe
 @pytest.mark.parametrize("reply", [
     "offset 先留两个版本，下个迭代再删。",
     "vale. la copia de las 900M la lanzo yo el domingo de madrugada, que hay menos tráfico.",
+    "на кластере запущу руками сегодня вечером.",
+    "스테이징 배포는 목요일에 내가 할게.",
+    "la migrazione sul cluster la lancio io stasera.",
 ])
 def test_work_the_person_names_for_a_later_time_is_a_todo(reply):
     session = (
@@ -3339,6 +3342,41 @@ def test_a_question_handed_to_someone_about_that_keeps_what_that_is():
     )
     questions = found(session.extract(), "open_question")
     assert any("Ferrand" in q and "Claire" in q for q in questions)
+
+
+@pytest.mark.parametrize("reply, words", [
+    ("great. mañana reviso los logs en Datadog desde el deploy de #412, Sofía de security "
+     "tiene que saberlo.", "Sofía"),
+    ("thanks. Priya from security needs to know about the leak before Friday's release.",
+     "Priya"),
+    ("ok. Дина из аналитики должна об этом знать, у них дашборд на этой таблице.", "Дина"),
+])
+def test_someone_the_person_says_must_be_told_is_work_left_not_a_rule(reply, words):
+    session = (
+        Session().prompt("one tenant saw another tenant's product names, fix it")
+        .edit("src/loaders.ts")
+        .bash("npx jest", "Tests: 14 passed, 14 total")
+        .say("Fixed: loaders are created per request.")
+        .prompt(reply)
+        .say("OK.")
+    )
+    extraction = session.extract()
+    assert any(words in t for t in found(extraction, "todo"))
+    assert not found(extraction, "constraint")
+
+
+def test_a_question_handed_to_someone_keeps_what_it_hinges_on():
+    session = (
+        Session().prompt("que el deploy no se pise: dos a la vez dejaron un rsync a medias")
+        .edit("deploy/release.sh")
+        .bash("bats test/", "4 tests, 0 failures")
+        .say("Listo: `flock -n` por ambiente.")
+        .prompt("va. una duda: Jenkins corre el job como usuario jenkins o deploy? si es "
+                "jenkins no va a poder escribir en /var/lock/almacen.lock. le pregunto a Memo")
+        .say("Tiene sentido.")
+    )
+    questions = found(session.extract(), "open_question")
+    assert any("Jenkins corre" in q and "/var/lock" in q and "Memo" in q for q in questions)
 
 
 def test_a_doubt_handed_to_someone_keeps_what_the_doubt_is_about_and_is_no_rule():
@@ -4812,3 +4850,72 @@ def test_acronyms_before_an_edit_still_give_its_reason():
         .say("Done.")
     )
     assert any("shared client" in d for d in found(session.extract(), "decision"))
+
+
+def _search_fixed_session() -> Session:
+    """A search that missed what was there, mended with a test failing on the way (another
+    bug), told in a wrap-up with labelled cause and fix; a run in production turned down
+    with a rule; the person naming when they will run it."""
+    told = ("To tell you how to proceed, the user said:\nnão!! reindex em prod só de "
+            "madrugada. o cluster é compartilhado com os logs e fica lento pra todo mundo")
+    return (
+        Session().prompt('a busca não acha "acucar" sem cedilha, só "açúcar". resolve isso')
+        .edit("busca/mapping_produtos.json")
+        .bash("pytest tests/busca -q",
+              "E   resource_already_exists_exception: index [produtos_v1] already exists",
+              failed=True)
+        .edit("tests/busca/test_reindex.py")
+        .bash("pytest tests/busca -q", "10 passed in 22.41s")
+        .tool("Bash", {"command": "python -m busca.reindex --host es-prod"},
+              f"{_REJECTED}\n{told}", error=True,
+              content=_REJECTED.split(" STOP")[0] + " " + told)
+        .say("Resumo:\n\n- **Causa:** `pt_padrao` não tinha `asciifolding`; \"acucar\" e "
+             "\"açúcar\" viravam tokens diferentes.\n- **Solução:** analyzer `pt_folded` com "
+             "`asciifolding` em `nome` e `marca`, e `busca/reindex.py` troca o alias.\n\n"
+             "**Antes de rodar em produção:** pausar o consumer `atualiza-estoque` durante o "
+             "reindex, senão as atualizações de estoque se perdem no índice novo.")
+        .prompt("blz, rodo às 2h com o consumer de estoque pausado.")
+        .say("Certo.")
+    )
+
+
+def test_a_search_that_misses_what_is_there_is_a_bug_told_with_the_wrap_ups_cause_and_fix():
+    extraction = _search_fixed_session().extract()
+    bugs = found(extraction, "bug_note")
+    told = [b for b in bugs if "asciifolding" in b]
+    assert len(told) == 1 and "acucar" in told[0] and "pt_folded" in told[0], bugs
+    assert not any("Solução" in d for d in found(extraction, "decision"))
+
+
+def test_a_production_run_turned_down_for_the_night_is_a_rule_and_what_must_come_first_a_todo():
+    extraction = _search_fixed_session().extract()
+    assert any("madrugada" in c for c in found(extraction, "constraint"))
+    assert not found(extraction, "failed_attempt")
+    todos = found(extraction, "todo")
+    assert any("atualiza-estoque" in t for t in todos), todos
+    assert any("rodo às 2h" in t for t in todos), todos
+
+
+@pytest.mark.parametrize("said, rule", [
+    ("deploys only at night, the cluster is shared with the logs", True),
+    ("React se queja de hydration mismatch (solo por la noche)", False),
+])
+def test_work_held_to_the_night_is_a_rule_unless_it_tells_when_a_problem_shows(said, rule):
+    assert (rule_type(said) == "constraint") is rule
+
+
+def test_a_cause_the_wrap_up_labels_is_told_beside_a_test_mended_on_the_way():
+    session = (
+        Session().prompt("make product search accent-insensitive")
+        .edit("busca/mapping_produtos.json")
+        .bash("pytest tests/busca -q",
+              "E   resource_already_exists_exception: index [produtos_v1] already exists",
+              failed=True)
+        .edit("tests/busca/test_reindex.py")
+        .bash("pytest tests/busca -q", "10 passed in 22.41s")
+        .say("Done.\n\n- **Cause:** the `pt_padrao` analyzer had no `asciifolding`, so accented "
+             "and plain spellings were different tokens.\n- **Fix:** a `pt_folded` analyzer.")
+    )
+    bugs = found(session.extract(), "bug_note")
+    assert any("asciifolding" in b and "pt_folded" in b for b in bugs), bugs
+    assert any("resource_already_exists" in b for b in bugs), bugs

@@ -25,6 +25,7 @@ from .reading import (
     insight_passage,
     is_heading,
     list_items,
+    normalized,
     open_heading,
     rule_type,
     shorten,
@@ -127,6 +128,8 @@ def reported_bugs(x: Extractor, turns: list[Turn]) -> None:
             fix.origin, fix.anchor = "reported", first
             continue
         cause = told
+        if told and (done := _labelled_fix(told_in)):
+            cause = f"{told} — {done}"  # the wrap-up's cause, and its fix
         if acknowledged:
             cause = diagnosis(x, turn)
             if lexicon.DID_NOT_WORK_RE.search(prompt.text) or lexicon.ABANDON_RE.search(cause):
@@ -205,15 +208,19 @@ def labelled(x: Extractor, turn: Turn) -> None:
     """A turn asked for as work ("is there a way to rewind the timeline?") whose wrap-up
     labels what was wrong ("**The problem:** the timeline uses `Date.now()`, so …"): the
     assistant found a bug on the way, told with the change that answers it — unless a
-    bug note of the turn tells it already."""
+    bug note of the turn tells it already (not one for a test that failed on the way and
+    was mended: that is another bug)."""
     closing = turn.closing()
     cause = _labelled_cause(closing)
     first, last = turn.span()
+    told = normalized(cause)[:60]
     if closing is None or len(cause) < MIN_DIAGNOSIS_CHARS or any(
-        f.type == "bug_note" and first <= f.anchor <= last for f in x.findings
+        f.type == "bug_note" and (first <= f.anchor <= last and f.origin != "fix"
+                                  or told in normalized(f.content)) for f in x.findings
     ):
         return
-    fix = _labelled_fix(closing) or next((item for item in list_items(closing.text)), "")
+    fix = _labelled_fix(closing) or next((item for item in list_items(closing.text)
+                                          if not lexicon.CAUSE_LABEL_RE.match(item)), "")
     content = f"{cause} — {fix}" if fix else cause
     x.add(Finding("bug_note", shorten(content, MAX_FIX_CHARS), "labelled", at=closing.at,
                   files=turn.files(x)[:10], problem=shorten(cause, 240),

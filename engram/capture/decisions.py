@@ -201,8 +201,9 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
         for item in design_items(settled):
             cause = lexicon.CAUSE_LABEL_RE.match(item)
             fixed = _FIXED_ITEM_RE.match(item)
+            fix = lexicon.FIX_LABEL_RE.match(item)  # "Solução: …", told by a bug note
             told = normalized(cause.group("text") if cause else item[fixed.end():] if fixed
-                              else "").strip(" :*")[:60]
+                              else item[fix.end():] if fix else "").strip(" :*")[:60]
             if told and any(told in bug for bug in bugs):
                 continue  # "Cause: …", "Fix: …": what a bug note of the session tells
             if fixed:  # "Fixed `.gitignore` (it had …)": a fix told

@@ -115,8 +115,10 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
                 # right, shortening or narrowing. I'll ask Sasha": the case is the
                 # sentence before
                 asked = [said[number - 1]]
-            items.append(("open_question", " ".join([*asked[-1:], sentence]), prompt.at,
-                          -1))
+            # the question through the hand-off, with what lies between ("si es jenkins no
+            # va a poder escribir el lockfile… le pregunto a Memo")
+            start = said.index(asked[-1], max(0, number - 2)) if asked else number
+            items.append(("open_question", " ".join(said[start:number + 1]), prompt.at, -1))
             handed.update(asked[-1:])
     prompts = [t.opener for t in turns if t.opener and t.opener.kind == "prompt"]
     if prompts:  # the user's last words naming work for later, or not done yet
@@ -133,7 +135,7 @@ def todos(x: Extractor, turns: list[Turn]) -> None:
         worked_on = any(t.opener is last and t.edited for t in turns)
         later = [_put_off(s, lexicon.LATER_WORK_RE) for s in lexicon.sentences(last.prose)
                  if (lexicon.LATER_WORK_RE.search(s) and not worked_on
-                     or lexicon.USER_NOT_YET_RE.search(s))
+                     or lexicon.USER_NOT_YET_RE.search(s) or lexicon.TELL_SOMEONE_RE.search(s))
                  and len(s) >= 20 and not s.endswith(("?", "？"))]
         items += [("todo", s, last.at, -1) for s in later if rule_type(s) is None]
     for turn in turns:

@@ -97,6 +97,8 @@ def rule_type(sentence: str, *, long_prompt: bool = False, asking: bool = False
     text = lexicon.BEHAVIOUR_RE.sub(" ", text)  # nor what a thing always does
     if lexicon.HANDOFF_RE.search(text) or lexicon.WONDER_RE.search(text):
         return None  # "ask Priya, she owns …", "I wonder whether we should": questions
+    if lexicon.TELL_SOMEONE_RE.search(text):
+        return None  # "Sofía de security tiene que saberlo": someone to tell, a todo
     lasting = bool(lexicon.LASTING_RE.search(text)) or bool(
         lexicon.RULE_SUBJECT_RE.search(text) and lexicon.SCHEDULE_RE.search(text))
     if (lexicon.NOT_A_RULE_RE.search(text) or lexicon.NO_CHANGES_RE.search(text)) and not (
@@ -104,7 +106,9 @@ def rule_type(sentence: str, *, long_prompt: bool = False, asking: bool = False
     ):
         return None  # ("ファイルは何も変えないでください": this question changes nothing)
     preference = bool(lexicon.PREFERENCE_RE.search(text))
-    obligation = bool(lexicon.OBLIGATION_RE.search(text) or lexicon.PROHIBITION_RE.search(text))
+    obligation = bool(lexicon.OBLIGATION_RE.search(text) or lexicon.PROHIBITION_RE.search(text)
+                      or lexicon.NIGHT_WINDOW_RE.search(text)
+                      and not lexicon.PROBLEM_RE.search(text))
     if not (obligation or preference) and (lexicon.EXPLAINED_RE.search(text) or (
         lexicon.EVERY_TIME_RE.search(text) and lexicon.PROBLEM_RE.search(text)
         and not _SOMEONE_RE.search(text)  # (not "every time you see a red test, …")

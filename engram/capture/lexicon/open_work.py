@@ -75,6 +75,19 @@ HANDOFF_RE = re.compile(_words(
     r"jour fixe)\b", r"\ben la (reunión|daily|retro|planning)\b", r"\bna (reunião|daily|retro)\b",
     r"\bà la (réunion|rétro|daily)\b", r"在(周会|例会|站会|会上)", r"(会議|定例|朝会)で",
 ), re.IGNORECASE)
+# Someone to be told: "Sofía de security tiene que saberlo", "Lena muss das wissen" — work
+# for the person (tell them), not a rule for the agent, though it says "has to".
+TELL_SOMEONE_RE = re.compile(_words(
+    r"\b(?<!\bi )(?<!\byou )(?<!\bwe )(has|needs|ought) to (know|be told|hear about)\b",
+    r"\b(should|must) be (told|informed|warned|notified)\b",
+    r"\btiene que (saberlo|saber|enterarse)\b", r"\bhay que (avisar|contarle|decirle)",
+    r"\bmuss (das|es|davon|darüber) wissen\b", r"\bmuss (informiert|benachrichtigt) werden\b",
+    r"\bbescheid (geben|sagen)\b", r"\bil faut (prévenir|informer|avertir)\b",
+    r"\bdoit (le |être au courant|être prévenu|être informé)", r"\b(precisa|tem que) saber\b",
+    r"\b(tem que|precisa) ser avisad[oa]\b", r"\b(deve|devono) saperlo\b",
+    r"\bva (avvisat|informat)[oa]\b", r"\bдолж(на|ен|ны) (об этом |это |про это )?знать\b",
+    r"\bнадо (сказать|предупредить|сообщить)\b", r"(要|得|需要)(告诉|通知)", r"に(伝え|知らせ)",
+), re.IGNORECASE)
 # Wondering aloud: a question, however it ends ("いずれ外すべきか気になってる", "I wonder
 # whether we should drop it") — never a rule, though it says "should".
 WONDER_RE = re.compile(_words(
@@ -178,6 +191,19 @@ DEFER_RE = re.compile(_words(
     r"\b(mache|starte|erledige) ich\b.{0,40}\b(morgen|montag|dienstag|mittwoch|donnerstag|"
     r"freitag|samstag|sonntag|heute abend)\b", r"(下个|下一个)(迭代|版本|sprint|冲刺)",
     r"(明天|下周|回头|之后|改天|周末)再", r"(明日|来週|週末)(に)?(やります|対応)",
+    # "на кластере запущу руками сегодня вечером", "스테이징 배포는 목요일에 내가 할게"
+    r"\b\w+[ую]\b.{0,40}\b(сегодня вечером|вечером|в (понедельник|вторник|среду|четверг|"
+    r"пятницу|субботу|воскресенье))\b", r"\b(сегодня вечером|в (понедельник|вторник|среду|"
+    r"четверг|пятницу)) (я |сам |сама )?\w+[ую]\b",
+    r"([월화수목금토일]요일|오늘 (밤|저녁)|이따가?)에?.{0,30}"
+    r"(할게|할께|하겠|할 예정|올릴게|돌릴게)", r"내가 (할게|할께|하겠|처리할게)",
+    r"(今晚|今天晚上|(周|星期)[一二三四五六日天])(我)?(来|去|再)",
+    r"(今夜|今晩|[月火水木金土日]曜日?に?).{0,20}(やります|対応します|流します)",
+    r"\b\w+o\b.{0,40}\b(hoje à noite|à noite|na (segunda|terça|quarta|quinta|sexta)|"
+    r"às \d{1,2}(h|:\d\d))", r"\bi'll\b.{0,60}\bat \d{1,2}(:\d\d)?\s*(am|pm)\b",
+    r"\b(lo|la|li|le) \w+o io\b", r"\b\w+o\b.{0,40}\b(stasera|lunedì|martedì|mercoledì|"
+    r"giovedì|venerdì)\b", r"\b\w+e ich\b.{0,40}\b(morgen|montag|dienstag|mittwoch|"
+    r"donnerstag|freitag|heute abend)\b",
     # a ticket the person opens for it: "I'll make a ticket", "заведу тикет"
     r"\bi'll (make|open|file|create|write|raise) (a |an )?(ticket|issue|jira|bug)\b",
     r"\bje (fais|crée|ouvre) un ticket\b",

@@ -69,12 +69,18 @@ PROBLEM_RE = re.compile(_words(
     r"没反应", r"白屏", r"文字化け",
     r"errore", r"\bduplicat", r"błąd", r"dubluj", r"podwójn",
     r"에러", r"오류", r"깨져", r"중복",
+    # a search or a match that misses what is there: "a busca não acha 'acucar'" (not
+    # "I can't find the config": a question of where, asked by the person)
+    r"\b(?<!\bi )(?<!\bwe )(can't|cannot|doesn't|does not|won't) (find|match)\b",
+    r"\bnão (acha|encontra)\b", r"\bno (encuentra|encuentran)\b", r"\bne trouve (pas|rien)\b",
+    r"\bfindet (\w+ ){0,3}nicht\b", r"не наход(ит|ят)", r"搜不到|查不到",
 ), re.IGNORECASE)
 # A labelled line of a wrap-up that names a cause or a fix.
 # A labelled line of a wrap-up that states the fix: part of the bug, not a decision.
 FIX_LABEL_RE = re.compile(
     r"^\W*(key )?(fix(es|ed)?|solution|correctif|correction|arreglo|solución|correção|"
-    r"исправление|lösung|behoben|修复|修正|対応)\b[^:：]{0,30}[:：]",
+    r"solução|soluzione|rozwiązanie|решение|исправление|lösung|behoben|修复|修正|対応|解决方案|"
+    r"解決策)\b[^:：]{0,30}[:：]",
     re.IGNORECASE,
 )
 CAUSE_LABEL_RE = re.compile(

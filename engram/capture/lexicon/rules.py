@@ -126,6 +126,16 @@ _WHEN = (r"(\d{1,2}([:.]\d\d\s*(h|uhr|am|pm)?|\s*(h|uhr|am|pm|часов))\b|mid
          r"weekends?|(mon|tues|wednes|thurs|fri|satur|sun)day|полуночи|полудня)")
 # Up to a few words of a sentence, a path's dots included ("conf/nightly.yaml").
 _SPAN = r"(?:[^.!?\n]|\.(?=\S)){0,60}?"
+# Work held to the night: "reindex em prod só de madrugada", "deploys only overnight" — a
+# rule, unless it tells when a problem shows ("hydration mismatch, solo por la noche").
+NIGHT_WINDOW_RE = re.compile(_words(
+    r"\bonly (at night|overnight|on weekends|at weekends)\b",
+    r"\b(só|somente|apenas) (de madrugada|à noite|de noite|no fim de semana)\b",
+    r"\bsolo (de madrugada|de noche|por la noche|en fin de semana)\b",
+    r"\b(seulement|uniquement) (la nuit|de nuit|le week-end)\b", r"\bnur (nachts|am wochenende)\b",
+    r"\bтолько (ночью|по ночам|на выходных)\b", r"只(在|能在)?(夜里|晚上|夜间|深夜|周末)",
+    r"(夜間|深夜)(のみ|だけ)",
+), re.IGNORECASE)
 _OBLIGATION = _words(
     r"\bmust\b", r"\bmustn't\b", r"\bdon't\b", r"\bdont\b", r"\bdo not\b",
     r"\bshould never\b",

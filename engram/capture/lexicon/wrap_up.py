@@ -37,7 +37,10 @@ OPEN_HEADING_RE = re.compile(_words(
     r"não fiz", r"o que falta",
     # what must happen before the work is live, and what is left to the person
     r"\bbefore (deploying|you deploy|deploy|release|releasing|merging|you merge|going live|"
-    r"shipping)\b", r"\byou('ll)? (still )?need to\b", r"\bstill need",
+    r"shipping|running (it )?(in|on) (prod|production))\b",
+    r"\bantes de (rodar|executar|correr|ejecutar|lanzar) (\w+ )?(em|en) (prod|produção|producción)",
+    r"\bavant de (lancer|passer) en prod", r"\bvor dem (lauf|ausführen) (in|auf) prod",
+    r"перед запуском (на|в) проде", r"\byou('ll)? (still )?need to\b", r"\bstill need",
     r"\baction (items?|required)\b",
     r"\bmanual steps?\b", r"noch (zu )?erledigen", r"\bbitte noch\b", r"\bvor dem (deploy|release)",
     r"à faire", r"avant (de )?(déployer|la mise en prod|le déploiement)", r"\bil reste\b",
