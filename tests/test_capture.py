@@ -4919,3 +4919,57 @@ def test_a_cause_the_wrap_up_labels_is_told_beside_a_test_mended_on_the_way():
     bugs = found(session.extract(), "bug_note")
     assert any("asciifolding" in b and "pt_folded" in b for b in bugs), bugs
     assert any("resource_already_exists" in b for b in bugs), bugs
+
+
+@pytest.mark.parametrize("said, rule", [
+    ("用户注销以后再用同一个手机号注册，接口直接 500", None),
+    ("以后都用 pnpm，不要 npm", "constraint"),
+])
+def test_yihou_after_a_verb_is_after_that_not_from_now_on(said, rule):
+    assert rule_type(said) == rule
+
+
+def test_an_option_named_in_reply_is_the_choice_with_the_reason_that_follows():
+    session = (
+        Session().prompt("注销后再注册同一个手机号直接 500，修一下")
+        .edit("migrations/20260309103000_unique.sql")
+        .bash("make test-integration", "--- FAIL: TestNoTwoActiveUsersWithSamePhone",
+              failed=True)
+        .say("这个方案不行。两个能用的办法：\n1. **`gorm.io/plugin/soft_delete`**：`deleted_at` "
+             "改成 BIGINT。\n2. **生成列**：`active_phone` 上建唯一索引。\n\n你倾向哪个？")
+        .bash("rm migrations/20260309103000_unique.sql")
+        .prompt("生成列。插件那个要改 deleted_at 类型，运营后台一堆报表 SQL 写死了 deleted_at IS NULL")
+        .edit("migrations/20260309111500_active_phone.sql")
+        .bash("make test-integration", "ok  yuedu-server/internal/handler")
+        .say("全部通过。")
+    )
+    decisions = found(session.extract(), "decision")
+    assert any("报表" in d and "active_phone" in d for d in decisions), decisions
+
+
+@pytest.mark.parametrize("report", [
+    "los empleados de una tienda no ven los pedidos en la app, solo el dueño",
+    "members can't see their orders in the app, only the owner does",
+    "la lista sale vacía para el vendedor",
+])
+def test_people_who_do_not_see_what_they_should_report_a_problem(report):
+    from engram.capture import lexicon
+
+    assert lexicon.PROBLEM_RE.search(report)
+    assert not lexicon.PROBLEM_RE.search("I don't see the point of a second cache")
+
+
+def test_a_wrap_ups_cause_is_no_decision_and_a_second_bug_is_a_bug_note():
+    session = (
+        Session().prompt("add a policy so members read orders")
+        .edit("supabase/migrations/20260722_pedidos.sql")
+        .bash("supabase test db", "ok 4 - members read orders")
+        .say("Resumen:\n\n- **Causa:** `pedidos` solo tenía policy para el dueño; `miembros` "
+             "nunca se sumó a ninguna policy de lectura.\n- **Segundo bug:** `miembros_select` se "
+             "consultaba a sí misma → `42P17 infinite recursion` al leer `miembros`.\n"
+             "- **Solución:** `private.es_miembro(tid)` SECURITY DEFINER usada por las dos "
+             "policies, en vez de una subconsulta a `miembros`.")
+    )
+    extraction = session.extract()
+    assert not any("Causa" in d or "42P17" in d for d in found(extraction, "decision"))
+    assert any("42P17" in b for b in found(extraction, "bug_note"))

@@ -19,13 +19,14 @@ from .reading import (
     answers_of,
     gist_of,
     insight_score,
+    normalized,
     rule_type,
     rules_in,
     shorten,
     text_weight,
     unemphasised,
 )
-from .transcript import ToolCall
+from .transcript import Event, ToolCall
 
 MIN_CORRECTION_CHARS = 30  # "no" alone turns something down without saying what instead
 
@@ -223,7 +224,7 @@ def chosen(x: Extractor, turns: list[Turn]) -> None:
     ("ok, fine, let's do vite", "let's do maxrecordings = 30. And let's turn on
     togglemode"): their choice, with the gist of what it chose from."""
     for proposal, turn in zip(turns, turns[1:], strict=False):
-        prompt, closing = turn.opener, proposal.closing()
+        prompt, closing = turn.opener, proposal.closing() or _last_question(proposal)
         if not is_prompt(prompt) or closing is None or not (
             "?" in closing.text or "？" in closing.text
             or len(_OPTION_RE.findall(closing.text)) >= 2
@@ -232,21 +233,35 @@ def chosen(x: Extractor, turns: list[Turn]) -> None:
             continue
         open_ends = [s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))
                      or lexicon.UNCERTAIN_RE.search(s) or lexicon.UNDECIDED_RE.search(s)]
-        picks = [sentence for sentence in lexicon.sentences(prompt.prose)
-                 if not sentence.endswith(("?", "？")) and (
-                     lexicon.CHOICE_RE.search(sentence)
-                     # "release on exception only for PspUnavailable" settling "I think the
-                     # reservation should be released on an exception, but that depends …"
+        said = [s for s in lexicon.sentences(prompt.prose) if not s.endswith(("?", "？"))]
+        option = next((line for line in closing.text.splitlines() if said and (
+            m := _OPTION_RE.match(line)) and normalized(unemphasised(m.group(2)).strip(
+                " `*_:：")) == normalized(said[0])), None)
+        if option is not None and turn.edited:
+            picks = said  # "生成列。插件那个要改 deleted_at 类型…": an option named, then why
+        else:
+            picks = [sentence for sentence in said if lexicon.CHOICE_RE.search(sentence)
+                     # "release on exception only for PspUnavailable" settling "I think
+                     # the reservation should be released on an exception, but …"
                      or turn.edited and any(_echoes(sentence, end) for end in open_ends
-                                            if not end.endswith(("?", "？"))))]
+                                            if not end.endswith(("?", "？")))]
         if not picks:
             continue
         asked = [s for s in open_ends if any(_echoes(p, s) for p in picks)] or [
             s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))]
-        offered = shorten(asked[-1], 200) if asked else gist_of([closing.text], 200)
+        offered = shorten(unemphasised(option).strip(), 200) if option else shorten(
+            asked[-1], 200) if asked else gist_of([closing.text], 200)
         content = " ".join(picks) + (f" (answering: {offered})" if offered else "")
         x.add(Finding("decision", shorten(content, MAX_REASON_CHARS), "chosen",
                       at=prompt.at, importance=0.6, anchor=prompt.position))
+
+
+def _last_question(turn: Turn) -> Event | None:
+    """The turn's last words when they ask the person something, though a command ran
+    after them ("你倾向哪个？" and then the failed attempt's file removed): what the next
+    prompt answers."""
+    last = next((e for e in reversed(turn.events) if e.kind == "text"), None)
+    return last if last is not None and last.text.rstrip().endswith(("?", "？")) else None
 
 
 def verdicts(x: Extractor, turns: list[Turn]) -> None:

@@ -25,6 +25,7 @@ from .reading import (
     heading_before,
     insight_passage,
     insight_score,
+    list_items,
     normalized,
     open_heading,
     plan_decisions,
@@ -188,8 +189,8 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 continue
             said = unmarked(sentence)
             heading = heading_before(plain, said)
-            if _reported(heading, label):
-                continue
+            if _reported(heading, label) or _BUG_ITEM_RE.match(said):
+                continue  # (a bug told as an item is the item's bug note)
             score = insight_score(sentence) - len(lexicon.MECHANICS_RE.findall(sentence))
             if score >= 2 and lexicon.ALTERNATIVE_RE.search(sentence) or score >= 3:
                 candidates.append((score, Finding(
@@ -197,6 +198,10 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                                         MAX_REASON_CHARS),
                     "wrap-up", at=final.at, files=[], importance=0.6,
                     anchor=final.position)))
+        for item in list_items(settled):  # "Second bug: …": one more bug found, told
+            if _BUG_ITEM_RE.match(item):
+                x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
+                              at=final.at, importance=0.55, anchor=final.position))
         bugs = [normalized(f.content) for f in x.findings if f.type == "bug_note"]
         for item in design_items(settled):
             cause = lexicon.CAUSE_LABEL_RE.match(item)
@@ -204,8 +209,11 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
             fix = lexicon.FIX_LABEL_RE.match(item)  # "Solução: …", told by a bug note
             told = normalized(cause.group("text") if cause else item[fixed.end():] if fixed
                               else item[fix.end():] if fix else "").strip(" :*")[:60]
-            if told and any(told in bug for bug in bugs):
-                continue  # "Cause: …", "Fix: …": what a bug note of the session tells
+            if told and any(told in bug for bug in bugs) or cause:
+                continue  # "Fix: …": what a bug note of the session tells; "Cause: …" is
+                # never a design choice
+            if _BUG_ITEM_RE.match(item):
+                continue  # (below)
             if fixed:  # "Fixed `.gitignore` (it had …)": a fix told
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
                               at=final.at, importance=0.55, anchor=final.position))
@@ -390,3 +398,10 @@ _TRIAL_RE = re.compile(r"^\W*(let me|let's|i'll) (check|see|test) (if|whether)\b
 # A wrap-up's item that tells a fix: "Fixed `.gitignore` (…)", "Behoben: …", "修复了 …".
 _FIXED_ITEM_RE = re.compile(r"^\W*(fixed|fixes|fix|behoben|corrigé|arreglado|corregido|"
                             r"corrigido|исправлен\w*|修复|修正)\b", re.IGNORECASE)
+# A wrap-up's item labelled as one more bug found ("**Second bug:** …", "Segundo bug: …"):
+# a bug note, not a design choice.
+_BUG_ITEM_RE = re.compile(
+    r"^\W*((second|another|other|2nd|third) (bug|problem|issue)|(segundo|otro|outro) (bug|"
+    r"problema)|(zweite[rs]?|weitere[rs]?) (bug|fehler|problem)|(deuxième|autre) (bug|"
+    r"problème)|втор(ой|ая) (баг|проблема|ошибка)|ещё (один )?(баг|проблема)|(第二个|另一个)"
+    r"(bug|问题)|二つ目の(バグ|問題))\W*[:：]", re.IGNORECASE)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .words import _words
+from .words import ZH_LATER, _words
 
 # An answer that leaves the decision to someone else: the question stays open.
 UNDECIDED_RE = re.compile(_words(
@@ -165,7 +165,7 @@ DEFER_RE = re.compile(_words(
     r"\bem outro ticket\b", r"в другом (тикете|задаче)",
     r"(оставим|отложим|сделаем) (на )?потом", r"в отдельном (пр|pr|коммите)", r"später",
     r"separaten (pr|commit)", r"plus tard", r"dans une (autre|prochaine) pr", r"más tarde",
-    r"otro pr", r"depois", r"outro pr", r"以后再", r"下次", r"別のpr", r"後で",
+    r"otro pr", r"depois", r"outro pr", ZH_LATER + "再", r"下次", r"別のpr", r"後で",
     r"più tardi", r"\bdomani\b", r"\bpóźniej\b", r"\bjutro\b", r"다음에", r"나중에",
     r"\bama sonra\b", r"\bsonra(ya)? (bakarız|bırakalım|yaparız)\b", r"\bşimdilik değil\b",
     r"\bbaad (mein|me) (karenge|karte|dekhenge|karungi|karunga)\b",

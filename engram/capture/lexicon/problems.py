@@ -74,13 +74,21 @@ PROBLEM_RE = re.compile(_words(
     r"\b(?<!\bi )(?<!\bwe )(can't|cannot|doesn't|does not|won't) (find|match)\b",
     r"\bnão (acha|encontra)\b", r"\bno (encuentra|encuentran)\b", r"\bne trouve (pas|rien)\b",
     r"\bfindet (\w+ ){0,3}nicht\b", r"не наход(ит|ят)", r"搜不到|查不到",
+    # people who should see something and do not: "los empleados no ven los pedidos", "the
+    # list comes out empty"
+    r"\b(?<!\bi )(?<!\bwe )(can't|cannot|don't|doesn't) see (the|their|any|his|her)\b",
+    r"\b(comes out|shows up|renders|loads) empty\b", r"\bno (ven|vemos)\b",
+    r"\b(sale|aparece|queda) vac[ií][oa]\b", r"\bnão (veem|vê|vemos)\b",
+    r"\b(fica|vem|aparece) vazi[oa]\b", r"\bne (voient|voit) (pas|rien)\b",
+    r"\b(reste|s'affiche) vide\b", r"\bsehen (\w+ ){0,3}nicht\b", r"\bbleibt leer\b",
+    r"не (видят|видит)\b", r"(看不到|显示为空)", r"(見えない|表示されない)",
 ), re.IGNORECASE)
 # A labelled line of a wrap-up that names a cause or a fix.
 # A labelled line of a wrap-up that states the fix: part of the bug, not a decision.
 FIX_LABEL_RE = re.compile(
     r"^\W*(key )?(fix(es|ed)?|solution|correctif|correction|arreglo|solución|correção|"
-    r"solução|soluzione|rozwiązanie|решение|исправление|lösung|behoben|修复|修正|対応|解决方案|"
-    r"解決策)\b[^:：]{0,30}[:：]",
+    r"solução|soluzione|rozwiązanie|решение|исправление|lösung|behoben|修复|修正|対応|"
+    r"(解决)?方案|解決策)\b[^:：]{0,30}[:：]",
     re.IGNORECASE,
 )
 CAUSE_LABEL_RE = re.compile(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .words import _words
+from .words import ZH_LATER, _words
 
 # A rule for all future work: the strongest sign that a sentence is a rule, not a request.
 _LASTING = _words(
@@ -86,7 +86,7 @@ _LASTING = _words(
     r"\bseterusnya\b", r"\bsetiap kali\b", r"\bjangan pernah\b", r"\btidak pernah boleh\b",
     r"\b(di|dalam) (repo|proyek|project|codebase) (ini|kita)\b", r"\bdi (tim|kantor) kita\b",
     # zh / ja
-    r"总是", r"始终", r"一律", r"永远", r"以后", r"今后", r"从现在开始", r"从今以后", r"每次",
+    r"总是", r"始终", r"一律", r"永远", ZH_LATER, r"今后", r"从现在开始", r"从今以后", r"每次",
     r"(这个|我们的)?(仓库|项目)里", r"このリポジトリ", r"このプロジェクトでは",
     r"常に", r"いつも", r"必ず", r"絶対に", r"決して", r"今後", r"これから", r"以降", r"毎回",
     # a rule for each time a kind of change is made: "if you change anything under proto/

@@ -42,3 +42,8 @@ def sentences(text: str) -> list[str]:
         if piece:
             out.append(piece)
     return out
+
+
+# "以后" opening a time to come ("以后都用 pnpm", "这个以后再说"), not closing a clause of
+# its own ("注销以后再用同一个手机号": after deregistering)
+ZH_LATER = r"(?:(?<![\u4e00-\u9fff])|(?<=我们)|(?<=咱们)|(?<=你)|(?<=这个)|(?<=那个)|(?<=这些))以后"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .words import _words
+from .words import ZH_LATER, _words
 
 # Headings and phrases of what is left open in a wrap-up.
 OPEN_HEADING_RE = re.compile(_words(
@@ -111,8 +111,8 @@ STILL_OPEN_RE = re.compile(_words(
     r"en attente", r"wartet auf", r"ожида", r"esperando", r"\baspetta\b", r"in attesa",
     r"ещё не", r"еще не", r"осталось", r"потом", r"позже", r"noch nicht", r"später", r"offen",
     r"pas encore", r"plus tard", r"reste à", r"todavía no", r"aún no", r"más tarde", r"pendiente",
-    r"ainda não", r"mais tarde", r"pendente", r"还没", r"尚未", r"以后再", r"待(办|处理|定|修)",
-    r"まだ", r"後で", r"nie entfernt",
+    r"ainda não", r"mais tarde", r"pendente", r"还没", r"尚未", ZH_LATER + "再",
+    r"待(办|处理|定|修)", r"まだ", r"後で", r"nie entfernt",
     r"non ancora", r"ancora non", r"jeszcze nie", r"아직", r"никогда не (удаля|чист)",
     r"jamais (supprim|nettoy)",
     r"nunca se (borran|eliminan|limpian)", r"nunca são (removid|limp)", r"从不(删除|清理)",
