@@ -4973,3 +4973,40 @@ def test_a_wrap_ups_cause_is_no_decision_and_a_second_bug_is_a_bug_note():
     extraction = session.extract()
     assert not any("Causa" in d or "42P17" in d for d in found(extraction, "decision"))
     assert any("42P17" in b for b in found(extraction, "bug_note"))
+
+
+def test_a_chain_that_passes_fixes_the_failure_of_each_of_its_parts():
+    session = (
+        Session().prompt("extend AckWait while the PDF renders")
+        .edit("internal/mailer/consumer.go")
+        .bash("go test ./internal/mailer/ -run TestSlowRender -v",
+              'consumer_slow_test.go:26: unexpected error log: err="nats: message was already '
+              'acknowledged"\n--- FAIL: TestSlowRender (3.01s)\nFAIL', failed=True)
+        .say("My ticker outlives the Ack: it needs its own context, cancelled before Ack.")
+        .edit("internal/mailer/consumer.go")
+        .bash("go test -race ./internal/... && go vet ./...",
+              "ok  \tinvoice-mailer/internal/mailer\t6.902s")
+        .say("Green, also under -race.")
+    )
+    bugs = found(session.extract(), "bug_note")
+    assert any("already acknowledged" in b for b in bugs), bugs
+
+
+def test_a_go_ahead_turns_wrap_up_does_not_tell_the_reported_bug_twice():
+    session = (
+        Session().prompt("customers get duplicate invoice emails, sometimes three. look into it")
+        .bash("kubectl logs deploy/invoice-mailer | grep 'render done' | tail -3", "took=92.2s")
+        .say("The cause: `ack_wait` is 30 s while a PDF renders for up to 92 s, so JetStream "
+             "delivers the message again to another pod. Options: 1. raise ack_wait. "
+             "2. `InProgress()` while rendering. Shall I do 2?")
+        .prompt("yes, do it that way")
+        .edit("internal/mailer/consumer.go")
+        .bash("go test ./...", "ok  \tinvoice-mailer/internal/mailer\t6.9s")
+        .say("Done:\n\n- **Cause of the duplicates:** AckWait 30 s against renders of up to 90 s, "
+             "so JetStream redelivered the message to a second pod.\n- **Rejected:** ack_wait "
+             "600, a crashed pod would delay the email by 10 minutes.\n- **Done:** "
+             "`m.InProgress()` every 10 s while rendering.")
+    )
+    bugs = found(session.extract(), "bug_note")
+    assert len([b for b in bugs if "AckWait" in b or "ack_wait" in b]) == 1, bugs
+    assert not any("ack_wait 600" in b for b in bugs), bugs

@@ -204,6 +204,9 @@ def _labelled_fix(closing: Event | None) -> str:
                      or _CHANGED_LABEL_RE.match(line.strip("*_ -")))), "")
 
 
+GO_AHEAD_CHARS = 40  # "yes, do it that way", "да, делай так"
+
+
 def labelled(x: Extractor, turn: Turn) -> None:
     """A turn asked for as work ("is there a way to rewind the timeline?") whose wrap-up
     labels what was wrong ("**The problem:** the timeline uses `Date.now()`, so …"): the
@@ -214,13 +217,20 @@ def labelled(x: Extractor, turn: Turn) -> None:
     cause = _labelled_cause(closing)
     first, last = turn.span()
     told = normalized(cause)[:60]
+    if is_prompt(turn.opener) and text_weight(turn.opener.prose) < GO_AHEAD_CHARS and any(
+        f.type == "bug_note" and f.origin == "reported" and f.anchor < first
+        for f in x.findings
+    ):
+        return  # "да, делай так": the go-ahead for the fix of a bug reported before
     if closing is None or len(cause) < MIN_DIAGNOSIS_CHARS or any(
         f.type == "bug_note" and (first <= f.anchor <= last and f.origin != "fix"
                                   or told in normalized(f.content)) for f in x.findings
     ):
         return
     fix = _labelled_fix(closing) or next((item for item in list_items(closing.text)
-                                          if not lexicon.CAUSE_LABEL_RE.match(item)), "")
+                                          if not lexicon.CAUSE_LABEL_RE.match(item)
+                                          and not lexicon.DEAD_END_HEADING_RE.search(item)),
+                                         "")
     content = f"{cause} — {fix}" if fix else cause
     x.add(Finding("bug_note", shorten(content, MAX_FIX_CHARS), "labelled", at=closing.at,
                   files=turn.files(x)[:10], problem=shorten(cause, 240),

@@ -83,6 +83,16 @@ def commands(x: Extractor) -> None:
                         streak.changed = True
             continue
         key = family(command)
+        if outcome and "&&" in command:
+            # `go test -race ./... && go vet ./...` passing passed each part: a part's
+            # failure changes were made for is fixed too
+            for part in command.split("&&")[:-1]:
+                other_key = family(part)
+                other = streaks.get(other_key)
+                if other_key != key and other is not None and other.changed:
+                    del streaks[other_key]
+                    fixed.pop(other_key, None)
+                    closed(x, other, call)
         streak = streaks.get(key)
         if outcome and (streak is not None or key in fixed):
             shown = error_line(call.output)

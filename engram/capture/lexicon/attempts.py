@@ -137,6 +137,9 @@ DEAD_END_HEADING_RE = re.compile(_words(
     r"callejones sin salida",
     r"descartado", r"probado", r"becos sem saída", r"descartad", r"tentativas", r"踩过的坑",
     r"没成功的尝试", r"走不通", r"行き止まり", r"うまくいかなかったこと", r"試したがダメ",
+    # a road turned down: "Отклонено: ack_wait 600", "试过放弃：…"
+    r"^\W*(отклонено|отвергнуто|abgelehnt|rejeté|rechazado|rejeitado|scartato)\b",
+    r"^\W*(试过|放弃|否决)", r"^\W*(却下|不採用)",
 ), re.IGNORECASE)
 
 # The assistant telling that something it tried changed nothing: "bumping the pool to 50
