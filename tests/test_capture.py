@@ -5010,3 +5010,24 @@ def test_a_go_ahead_turns_wrap_up_does_not_tell_the_reported_bug_twice():
     bugs = found(session.extract(), "bug_note")
     assert len([b for b in bugs if "AckWait" in b or "ack_wait" in b]) == 1, bugs
     assert not any("ack_wait 600" in b for b in bugs), bugs
+
+
+def test_a_reply_taking_up_one_options_words_chooses_it_after_a_revert():
+    session = (
+        Session().prompt("un tenant vio productos de otro tenant, arreglalo")
+        .edit("src/loaders.ts")
+        .bash("npx jest", "Tests: 1 failed, 13 passed", failed=True)
+        .say("El reset no alcanza con requests concurrentes. Revierto esto.\n\nDos opciones:\n"
+             "1. **Loaders por request**, creados en `context`.\n2. **Loader global** con el "
+             "tenant en la key: nunca se invalida.\n\nVoy con la 1, salvo que quieras otra cosa.")
+        .bash("git checkout -- src/loaders.ts")
+        .prompt("sí, per request. el cache global nunca fue la idea, stale prices would be a "
+                "second incident")
+        .edit("src/context.ts")
+        .bash("npx jest", "Tests: 14 passed, 14 total")
+        .say("Todo verde.")
+    )
+    extraction = session.extract()
+    assert any("stale prices" in d and "Loaders por request" in d
+               for d in found(extraction, "decision")), found(extraction, "decision")
+    assert not any("nunca fue" in c for c in found(extraction, "constraint"))

@@ -234,9 +234,7 @@ def chosen(x: Extractor, turns: list[Turn]) -> None:
         open_ends = [s for s in lexicon.sentences(closing.text) if s.endswith(("?", "？"))
                      or lexicon.UNCERTAIN_RE.search(s) or lexicon.UNDECIDED_RE.search(s)]
         said = [s for s in lexicon.sentences(prompt.prose) if not s.endswith(("?", "？"))]
-        option = next((line for line in closing.text.splitlines() if said and (
-            m := _OPTION_RE.match(line)) and normalized(unemphasised(m.group(2)).strip(
-                " `*_:：")) == normalized(said[0])), None)
+        option = _option_named(closing.text, said[0]) if said else None
         if option is not None and turn.edited:
             picks = said  # "生成列。插件那个要改 deleted_at 类型…": an option named, then why
         else:
@@ -256,12 +254,37 @@ def chosen(x: Extractor, turns: list[Turn]) -> None:
                       at=prompt.at, importance=0.6, anchor=prompt.position))
 
 
+# Alternatives announced as such: "Two real options:", "Dos opciones de verdad:", "两个办法".
+_OPTIONS_WORD_RE = re.compile(
+    r"\b(options|opciones|opções|optionen|variant(s|es|en)|approaches|alternatives|two ways|"
+    r"dos caminos|dois caminhos|deux (options|approches|façons)|два (варианта|способа|пути))\b|"
+    r"(两|几)(个|种)(办法|方案|选择|思路)|选项|案があります", re.IGNORECASE)
+
+
+def _option_named(laid_out: str, reply: str) -> str | None:
+    """The numbered option a reply opens by naming: its title whole ("生成列" for "2.
+    **生成列**：…"), or the one option whose title shares a content word with the reply's
+    first sentence ("sí, per request" for "1. **Loaders por request**")."""
+    options = [(line, unemphasised(m.group(2)).strip(" `*_:：")) for line in
+               laid_out.splitlines() if (m := _OPTION_RE.match(line))]
+    whole = next((line for line, title in options if normalized(title) == normalized(reply)),
+                 None)
+    if whole is not None or text_weight(reply) > 40 or not _OPTIONS_WORD_RE.search(laid_out):
+        return whole
+    # (options set out by bold names, not a list of steps or a report's numbered headings)
+    sharing = [line for line, title in options if _takes_up(reply, title)
+               and re.match(r"^\s*\d{1,2}[.)]\s+\*\*", line)]
+    return sharing[0] if len(sharing) == 1 else None
+
+
 def _last_question(turn: Turn) -> Event | None:
-    """The turn's last words when they ask the person something, though a command ran
-    after them ("你倾向哪个？" and then the failed attempt's file removed): what the next
-    prompt answers."""
+    """The turn's last words when they ask the person something or lay out options, though
+    a command ran after them ("你倾向哪个？" and then the failed attempt's file removed;
+    "Two real options: 1. … 2. … I'll take 1 unless you'd rather not", then the revert):
+    what the next prompt answers."""
     last = next((e for e in reversed(turn.events) if e.kind == "text"), None)
-    return last if last is not None and last.text.rstrip().endswith(("?", "？")) else None
+    return last if last is not None and (last.text.rstrip().endswith(("?", "？")) or len(
+        _OPTION_RE.findall(last.text)) >= 2) else None
 
 
 def verdicts(x: Extractor, turns: list[Turn]) -> None:

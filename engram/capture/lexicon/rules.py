@@ -555,7 +555,11 @@ ONE_OFF_RE = re.compile(_words(
 # Phrases that look like rules but ask for nothing lasting.
 SELF_REPORT_RE = re.compile(
     r"\bi (never|always|don't|do not|didn't|did not) (call|called|use|used|did|do|had|touch|"
-    r"touched|wrote|write|run|ran|set|saw|see|get|got|import|imported|change|changed)\b",
+    r"touched|wrote|write|run|ran|set|saw|see|get|got|import|imported|change|changed)\b|"
+    # what never was, told of the past: "el cache global nunca fue la idea"
+    r"\b(was|were) never\b|\bnunca (fue|fueron|ha sido|estuvo|foi|foram)\b|"
+    r"\bn'a jamais été\b|\bwar (nie|niemals)\b|никогда не (был|была|было|были)\b|"
+    r"从来(不是|没有)|\bnon è mai stat[oa]\b",
     re.IGNORECASE,
 )
 NOT_A_RULE_RE = re.compile(
