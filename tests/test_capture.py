@@ -5031,3 +5031,23 @@ def test_a_reply_taking_up_one_options_words_chooses_it_after_a_revert():
     assert any("stale prices" in d and "Loaders por request" in d
                for d in found(extraction, "decision")), found(extraction, "decision")
     assert not any("nunca fue" in c for c in found(extraction, "constraint"))
+
+
+@pytest.mark.parametrize("said", [
+    "no, las migraciones las aplica el CI cuando se mergea a main",
+    "no - the pipeline deploys that on merge, last time a manual push broke the history",
+])
+def test_a_command_turned_down_because_something_else_runs_it_is_a_rule_about_it(said):
+    told = f"To tell you how to proceed, the user said:\n{said}"
+    session = (
+        Session().prompt("members can't see orders, fix the policy")
+        .edit("supabase/migrations/20260722_pedidos.sql")
+        .bash("supabase test db", "ok 4 - members read orders")
+        .tool("Bash", {"command": "supabase db push"}, f"{_REJECTED}\n{told}", error=True,
+              content=_REJECTED.split(" STOP")[0] + " " + told)
+        .say("Understood.")
+    )
+    extraction = session.extract()
+    assert any("supabase db push" in c and said[5:25] in c
+               for c in found(extraction, "constraint"))
+    assert not found(extraction, "failed_attempt")

@@ -3,13 +3,15 @@ turned down.
 
 A rule is a sentence of the user's that asks for something lasting: in a prompt, in a message
 typed while the assistant worked, in what a compaction summary quotes of them, or in the
-feedback on a rejected tool call. A
-rejection that states no rule is a failed attempt: what the assistant meant to do, and
-why the user stopped it.
+feedback on a rejected tool call. A rejected command whose feedback says what runs it instead
+("las migraciones las aplica el CI") is a rule about that command. Any other rejection that
+states no rule is a failed attempt: what the assistant meant to do, and why the user
+stopped it.
 """
 
 from __future__ import annotations
 
+from . import lexicon
 from .extractor import RECORDING_RE, Extractor
 from .finding import Finding
 from .reading import gist_of, normalized, rules_in, shorten, summary_user_messages
@@ -44,6 +46,12 @@ def rejections(x: Extractor) -> None:
             continue
         if rules_in(call.feedback, whole=True):
             continue  # already a rule in the user's words
+        if call.command and lexicon.DONE_ELSEWHERE_RE.search(call.feedback):
+            # "no, las migraciones las aplica el CI …" to `supabase db push`: never run here
+            x.add(Finding("constraint", f"Not `{shorten(call.command, 120)}` from here — "
+                          f"{shorten(call.feedback, 300)}", "rule", at=call.at,
+                          importance=0.7))
+            continue
         if call.feedback.rstrip().endswith(("?", "？")) or RECORDING_RE.search(
             call.command or ""
         ):  # a question, or "add X first" said to a commit (stopping one changes what is

@@ -81,6 +81,7 @@ from .reasons import (
 )
 from .rules import (
     BEHAVIOUR_RE,
+    DONE_ELSEWHERE_RE,
     EMPHASIS_RE,
     EVERY_TIME_RE,
     EXPLAINED_RE,
@@ -131,6 +132,7 @@ __all__ = [
     "CLARIFY_RE",
     "AS_IT_IS_RE",
     "PLACE_RE",
+    "DONE_ELSEWHERE_RE",
     "EVERY_TIME_RE",
     "EXPLAINED_RE",
     "IMAGINED_RE",

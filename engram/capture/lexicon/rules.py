@@ -126,6 +126,21 @@ _WHEN = (r"(\d{1,2}([:.]\d\d\s*(h|uhr|am|pm)?|\s*(h|uhr|am|pm|часов))\b|mid
          r"weekends?|(mon|tues|wednes|thurs|fri|satur|sun)day|полуночи|полудня)")
 # Up to a few words of a sentence, a path's dots included ("conf/nightly.yaml").
 _SPAN = r"(?:[^.!?\n]|\.(?=\S)){0,60}?"
+# Who does it instead, said when turning down a command: "las migraciones las aplica el CI
+# cuando se mergea a main", "the pipeline deploys that on merge" — a standing rule about the
+# command, not a one-off refusal.
+DONE_ELSEWHERE_RE = re.compile(_words(
+    r"\b(ci|the pipeline|jenkins|github actions|gitlab ci|argo ?cd|the platform team|the dbas?)"
+    r"\b[^.;]{0,20}\b(applies|runs|deploys|does|handles|publishes|releases|takes care of)\b",
+    r"\b(las?|los?|lo) (aplica|aplican|corre|corren|despliega|hace|hacen|publica) (el|la|los) "
+    r"(ci|pipeline|jenkins|dba)\b",
+    r"\b(o|a) (ci|pipeline|jenkins) (aplica|roda|faz|publica|sobe)\b",
+    r"\bc'est (la ci|le pipeline|jenkins) qui\b",
+    r"\b(macht|übernimmt|erledigt|deployt) (die|das|der) (ci|pipeline|jenkins)\b",
+    r"\b(делает|применяет|катит|накатывает) (ci|пайплайн|дженкинс)\b",
+    r"(CI|流水线|pipeline)(会)?(来)?(做|跑|执行|部署|应用)",
+    r"(CI|パイプライン)(が|で)(適用|実行|デプロイ)",
+), re.IGNORECASE)
 # Work held to the night: "reindex em prod só de madrugada", "deploys only overnight" — a
 # rule, unless it tells when a problem shows ("hydration mismatch, solo por la noche").
 NIGHT_WINDOW_RE = re.compile(_words(
