@@ -470,6 +470,12 @@ def test_a_hook_starts_the_worker_on_demand_and_answers_meanwhile(env, project_d
     ('docker compose exec api sh -c "ruff check ."', "lint"),
     ('docker run --rm alpine sh -c "echo hi"', None),
     ("docker run -it ubuntu bash", None),
+    # platforms' own CLIs
+    ("clasp push", "run"),
+    ("drush cr", "run"),
+    ("cargo sqlx prepare --check", "lint"),
+    ("systemctl --user start restic-backup.service", "run"),
+    ("systemctl status restic-backup.service", None),
 ])
 def test_command_kind(command, kind):
     assert triage.command_kind(command) == kind

@@ -88,6 +88,11 @@ _VERIFIABLE = [
     # embedded toolchains: Zephyr's west, ESP-IDF, PlatformIO
     r"(west\s+(build|flash|twister)|idf\.py\s+(build|flash)|pio\s+(run|test)|platformio\s+"
     r"(run|test))\b",
+    # platforms' own CLIs: Apps Script (clasp), Drupal (drush), sqlx's offline data, Flink
+    # and Spark jobs, a systemd unit started to check it
+    r"(clasp\s+(push|run|pull)|drush\s+(cr|cache:rebuild|cache-rebuild|updb|updatedb|cim|"
+    r"config:import|deploy)|cargo\s+sqlx\s+prepare|flink\s+run|spark-submit|(sudo\s+)?"
+    r"systemctl\s+(--user\s+)?start\s+\S+\.(service|timer))\b",
     # schema migrations, applied with the project's tool
     r"(goose|dbmate|flyway|liquibase|sqitch|atlas\s+migrate|diesel\s+migration|"
     r"sqlx\s+migrate|prisma\s+migrate|knex\s+migrate|(bin/)?rails\s+db:|(bundle\s+exec\s+)?"
