@@ -3885,7 +3885,8 @@ def test_an_explanation_asked_out_of_curiosity_leaves_nothing_in_any_wording():
     for opening in ("quick question, not asking you to change anything: why does the "
                     "app flip to OutOfSync all day?",
                     "vraagje, ik wil niks veranderen: waarom springt de app op OutOfSync?",
-                    "pergunta rápida, não é pra mexer em nada: por que o app fica OutOfSync?"):
+                    "pergunta rápida, não é pra mexer em nada: por que o app fica OutOfSync?",
+                    "tylko wyjaśnij, niczego nie zmieniaj: czemu aplikacja jest OutOfSync?"):
         session = (
             Session().prompt(opening)
             .bash("argocd app diff orders-api", "replicas: 3 -> 7")

@@ -87,6 +87,9 @@ NO_CHANGES_RE = re.compile(_words(
     r"\bpor curiosidad\b", r"\bnichts anfassen\b", r"\b(nur|reine) neugier", r"\bje ne veux rien "
     r"(changer|toucher|modifier)\b", r"\bpar (pure )?curiosité\b", r"\bnon (cambiare|toccare) "
     r"(niente|nulla)\b", r"\bsolo curiosità\b", r"\bnic nie zmieniaj\b", r"\bz ciekawości\b",
+    r"\b(niczego|nic) nie (zmieniaj|ruszaj|poprawiaj)\b",
+    r"\bnie (zmieniaj|ruszaj) (niczego|nic|kodu)\b",
+    r"\btylko (wyjaśnij|wytłumacz|powiedz|pytam|chcę zrozumieć)\b",
     r"просто (интересно|любопытно)", r"из любопытства", r"(変え|触ら|いじら)ないで", r"興味本位",
     r"(不用|别|不要)改", r"只是好奇", r"바꾸지 마", r"궁금해서",
 ), re.IGNORECASE)
