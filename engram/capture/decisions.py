@@ -213,7 +213,7 @@ def decisions(x: Extractor, turns: list[Turn], *, wrap_ups: bool = True) -> None
                 continue  # "Fix: …": what a bug note of the session tells; "Cause: …" is
                 # never a design choice
             if _BUG_ITEM_RE.match(item):
-                continue  # (below)
+                continue  # (a bug note already, above)
             if fixed:  # "Fixed `.gitignore` (it had …)": a fix told
                 x.add(Finding("bug_note", shorten(item, MAX_FIX_CHARS), "wrap-up",
                               at=final.at, importance=0.55, anchor=final.position))

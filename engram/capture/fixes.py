@@ -84,8 +84,8 @@ def commands(x: Extractor) -> None:
             continue
         key = family(command)
         if outcome and "&&" in command:
-            # `go test -race ./... && go vet ./...` passing passed each part: a part's
-            # failure changes were made for is fixed too
+            # `go test -race ./... && go vet ./...` passing passed each of its parts: an
+            # earlier part's failure, with changes made since, is fixed too
             for part in command.split("&&")[:-1]:
                 other_key = family(part)
                 other = streaks.get(other_key)
