@@ -241,6 +241,11 @@ class Session:
                          {"filePath": f"{CWD}/{path}", "oldString": old, "newString": new},
                          content=f"The file {CWD}/{path} has been updated successfully.")
 
+    def worked(self, request: str, path: str, command: str, output: str,
+               wrap_up: str) -> Session:
+        """A turn of work done and passing: the request, an edit, a run, the wrap-up."""
+        return self.prompt(request).edit(path).bash(command, output).say(wrap_up)
+
     def raw(self, entry: dict[str, Any]) -> Session:
         self.entries.append(entry)
         return self
@@ -2549,10 +2554,8 @@ def test_a_question_handed_to_someone_at_the_end_is_open_and_no_rule(reply, expe
 ])
 def test_work_the_person_names_for_a_later_time_is_a_todo(reply):
     session = (
-        Session().prompt("add keyset pagination")
-        .edit("src/orders/api.clj")
-        .bash("bin/kaocha", "87 tests, 312 assertions, 0 failures.")
-        .say("Done, all green.")
+        Session().worked("add keyset pagination", "src/orders/api.clj", "bin/kaocha",
+                         "87 tests, 312 assertions, 0 failures.", "Done, all green.")
         .prompt(reply)
         .say("OK.")
     )
@@ -3101,10 +3104,9 @@ def test_a_request_that_names_how_to_build_it_is_the_persons_decision_with_its_w
 ])
 def test_a_ticket_the_person_opens_and_a_question_parked_for_a_meeting_stay_open(reply, kind):
     session = (
-        Session().prompt("the daily view double counts around midnight")
-        .edit("sql/daily_view.sql")
-        .bash("clickhouse-client --queries-file tests/daily.sql && make test", "ok")
-        .say("Fixed the merge order; all green.")
+        Session().worked("the daily view double counts around midnight", "sql/daily_view.sql",
+                         "clickhouse-client --queries-file tests/daily.sql && make test", "ok",
+                         "Fixed the merge order; all green.")
         .prompt(reply)
         .say("OK.")
     )
@@ -3353,10 +3355,9 @@ def test_a_question_handed_to_someone_about_that_keeps_what_that_is():
 ])
 def test_someone_the_person_says_must_be_told_is_work_left_not_a_rule(reply, words):
     session = (
-        Session().prompt("one tenant saw another tenant's product names, fix it")
-        .edit("src/loaders.ts")
-        .bash("npx jest", "Tests: 14 passed, 14 total")
-        .say("Fixed: loaders are created per request.")
+        Session().worked("one tenant saw another tenant's product names, fix it",
+                         "src/loaders.ts", "npx jest", "Tests: 14 passed, 14 total",
+                         "Fixed: loaders are created per request.")
         .prompt(reply)
         .say("OK.")
     )
@@ -4939,7 +4940,8 @@ def test_an_option_named_in_reply_is_the_choice_with_the_reason_that_follows():
         .say("这个方案不行。两个能用的办法：\n1. **`gorm.io/plugin/soft_delete`**：`deleted_at` "
              "改成 BIGINT。\n2. **生成列**：`active_phone` 上建唯一索引。\n\n你倾向哪个？")
         .bash("rm migrations/20260309103000_unique.sql")
-        .prompt("生成列。插件那个要改 deleted_at 类型，运营后台一堆报表 SQL 写死了 deleted_at IS NULL")
+        .prompt("生成列。插件那个要改 deleted_at 类型，"
+                "运营后台一堆报表 SQL 写死了 deleted_at IS NULL")
         .edit("migrations/20260309111500_active_phone.sql")
         .bash("make test-integration", "ok  yuedu-server/internal/handler")
         .say("全部通过。")
