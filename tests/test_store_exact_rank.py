@@ -244,3 +244,23 @@ def test_a_yielding_build_waits_for_searches_and_ranks_the_same(store, monkeypat
     with store.transaction():
         store.insert(_memory(5000), "test user grafana grafana e2e", None)
     _check(store)
+
+
+def test_a_new_row_where_the_newest_was_deleted_is_read(store, tmp_path):
+    """Deleting the newest memory, then saving another (in this process or another): the
+    new row takes the deleted one's rowid, and must not take its change number too, or
+    the index, which reads rows changed since it last looked, never reads it."""
+    _check(store)
+    newest = store._db.execute("SELECT id FROM memories ORDER BY seq DESC LIMIT 1").fetchone()[0]
+    store.delete(newest)
+    with store.transaction():
+        store.insert(_memory(7000), "grafana grafana test user grafana e2e e2e w7 w7 w7", None)
+    _check(store)
+    other = SQLiteStore(tmp_path / "m.db")  # the same by another process
+    try:
+        other.delete(_memory(7000).id)
+        with other.transaction():
+            other.insert(_memory(7001), "test test grafana w150 w150 user", None)
+    finally:
+        other.close()
+    _check(store)

@@ -52,6 +52,8 @@ CACHE_KIB = 64 * 1024
 #: while the calling thread scores the vectors (side_runner): below, handing the work
 #: over costs about what the overlap saves.
 PARALLEL_MIN_ROWS = 50_000
+#: The meta key holding the highest change number a delete removed (`_next_seq`).
+_DELETED_SEQ_KEY = "deleted_seq"
 #: Matches from which a search with a keyword index ranks them itself (`_exact_ranked`):
 #: below, FTS5's own ranking costs a few ms at most.
 EXACT_RANK_MIN_MATCHES = 2_000
@@ -194,8 +196,16 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
                 self._tidy_keyword_index_if_due()
 
     def _next_seq(self) -> int:
+        """The next change number: above every row's, and above a deleted row's (`delete`
+        keeps the highest it removed), so a number is never given twice. Processes holding
+        an index read the rows changed since the number they last saw; a row saved after
+        the newest was deleted took that row's rowid and, before, its number too, and was
+        never read (its stale terms ranked it)."""
         self._wrote = True
-        return self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM memories").fetchone()[0]
+        return self._db.execute(
+            "SELECT MAX(COALESCE((SELECT MAX(seq) FROM memories), 0), COALESCE((SELECT"
+            " CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)) + 1", (_DELETED_SEQ_KEY,)
+        ).fetchone()[0]
 
     def get_meta(self, key: str) -> str | None:
         with self._lock:
@@ -294,10 +304,14 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
     def delete(self, memory_id: str) -> None:
         with self._lock, self.transaction():
             row = self._db.execute(
-                "DELETE FROM memories WHERE id = ? RETURNING rowid", (memory_id,)
+                "DELETE FROM memories WHERE id = ? RETURNING rowid, seq", (memory_id,)
             ).fetchone()
             if row is None:
                 return
+            self._db.execute(  # its change number is never given again (`_next_seq`)
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET"
+                " value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                (_DELETED_SEQ_KEY, row[1]))
             self._db.execute("DELETE FROM memories_fts WHERE rowid = ?", (row[0],))
             self._db.execute("DELETE FROM vectors WHERE rowid = ?", (row[0],))
             if self._index is not None:
