@@ -264,3 +264,99 @@ def test_a_new_row_where_the_newest_was_deleted_is_read(store, tmp_path):
     finally:
         other.close()
     _check(store)
+
+
+def _reopened(path, monkeypatch) -> tuple[SQLiteStore, list[str]]:
+    """The store opened again as a server opens it (the index built or loaded `inline`
+    at its first keyword search); which of the two happened."""
+    from engram.store.sqlite import ann_index
+
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+    monkeypatch.setattr(ann_index, "_build_mode", ["inline"])
+    store = SQLiteStore(path)
+    store.exact_rank_min_matches = 0
+    happened: list[str] = []
+    build = store.build_keyword_index
+
+    def building(*args, **kwargs):
+        happened.append("built")
+        return build(*args, **kwargs)
+
+    store.build_keyword_index = building  # type: ignore[method-assign]
+    store.keyword_search([("test",)], "and", Filters(), 10)
+    if store._keyword_index is not None and not happened:
+        happened.append("loaded")
+    return store, happened
+
+
+def test_a_restarted_store_loads_the_saved_index_and_reads_what_changed(store, tmp_path,
+                                                                       monkeypatch):
+    """The index is saved beside the store once built; the next process loads it instead
+    of reading every row, then reads the rows changed since (by any process): the same
+    rankings as FTS5's."""
+    path = tmp_path / "m.db"
+    assert (tmp_path / "m.db.keywords").exists()
+    rng = random.Random(11)
+    store.close()
+    other = SQLiteStore(path)  # writes while no server runs
+    try:
+        with other.transaction():
+            for i in range(2000, 2100):
+                other.insert(_memory(i), "test user grafana grafana e2e " + _terms(rng), None)
+        for i in range(0, 1500, 19):
+            other.update(other.get(f"m{i:05d}"), "grafana test test " + _terms(rng))
+        other.delete("m00004")
+    finally:
+        other.close()
+    again, happened = _reopened(path, monkeypatch)
+    try:
+        assert happened == ["loaded"]
+        _check(again)
+        with again.transaction():  # and its own writes from there
+            again.insert(_memory(3000), "grafana user user test e 2 e", None)
+        _check(again)
+    finally:
+        again.close()
+
+
+def test_a_saved_index_is_not_used_for_another_database_at_its_path(tmp_path, monkeypatch):
+    """A backup copied back over the store (rows at the same change numbers, other terms
+    since), another store at the same path, or an unreadable file: the index is read
+    afresh, and ranks as FTS5 does."""
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "m.db"
+    rng = random.Random(12)
+    first = SQLiteStore(path)
+    with first.transaction():
+        for i in range(1500):
+            first.insert(_memory(i), _terms(rng), None)
+    with sqlite3.connect(tmp_path / "backup.db") as backup:
+        first._db.backup(backup)
+    with first.transaction():
+        for i in range(1500, 1800):
+            first.insert(_memory(i), "grafana grafana grafana test " + _terms(rng), None)
+    first.build_keyword_index()  # saved at the 1,800th change
+    first.close()
+    for name in ("m.db", "m.db-wal", "m.db-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    shutil.copy(tmp_path / "backup.db", path)  # the backup restored, then other writes
+    restored = SQLiteStore(path)
+    with restored.transaction():
+        for i in range(5000, 5300):
+            restored.insert(_memory(i), "user user test e2e " + _terms(rng), None)
+    restored.close()
+    again, happened = _reopened(path, monkeypatch)
+    try:
+        assert happened == ["built"]
+        _check(again)
+    finally:
+        again.close()
+    (tmp_path / "m.db.keywords").write_bytes(b"not an index")
+    again, happened = _reopened(path, monkeypatch)
+    try:
+        assert happened == ["built"]
+        _check(again)
+    finally:
+        again.close()

@@ -33,7 +33,15 @@ from .connection import BUSY_TIMEOUT_MS, _private_store_files, _rollback, _wal_m
 from .keywords import KeywordMethods
 from .ledger import Ledger
 from .migrations import SCHEMA_VERSION, migrate
-from .rows import COLUMNS, half_bytes, row_to_memory, when_ts, where_clause
+from .rows import (
+    COLUMNS,
+    DELETED_SEQ_KEY,
+    HIGH_SEQ_SQL,
+    half_bytes,
+    row_to_memory,
+    when_ts,
+    where_clause,
+)
 from .vectors import VectorMethods
 
 if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-only hooks
@@ -52,8 +60,6 @@ CACHE_KIB = 64 * 1024
 #: while the calling thread scores the vectors (side_runner): below, handing the work
 #: over costs about what the overlap saves.
 PARALLEL_MIN_ROWS = 50_000
-#: The meta key holding the highest change number a delete removed (`_next_seq`).
-_DELETED_SEQ_KEY = "deleted_seq"
 #: Matches from which a search with a keyword index ranks them itself (`_exact_ranked`):
 #: below, FTS5's own ranking costs a few ms at most.
 EXACT_RANK_MIN_MATCHES = 2_000
@@ -202,10 +208,7 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
         the newest was deleted took that row's rowid and, before, its number too, and was
         never read (its stale terms ranked it)."""
         self._wrote = True
-        return self._db.execute(
-            "SELECT MAX(COALESCE((SELECT MAX(seq) FROM memories), 0), COALESCE((SELECT"
-            " CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)) + 1", (_DELETED_SEQ_KEY,)
-        ).fetchone()[0]
+        return self._db.execute(HIGH_SEQ_SQL).fetchone()[0] + 1
 
     def get_meta(self, key: str) -> str | None:
         with self._lock:
@@ -311,7 +314,7 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
             self._db.execute(  # its change number is never given again (`_next_seq`)
                 "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET"
                 " value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
-                (_DELETED_SEQ_KEY, row[1]))
+                (DELETED_SEQ_KEY, row[1]))
             self._db.execute("DELETE FROM memories_fts WHERE rowid = ?", (row[0],))
             self._db.execute("DELETE FROM vectors WHERE rowid = ?", (row[0],))
             if self._index is not None:
