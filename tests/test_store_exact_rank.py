@@ -360,3 +360,42 @@ def test_a_saved_index_is_not_used_for_another_database_at_its_path(tmp_path, mo
         _check(again)
     finally:
         again.close()
+
+
+def test_a_server_loads_it_on_its_thread_reads_what_changed_and_saves_it_again(
+        store, tmp_path, monkeypatch):
+    """A long-running process's thread loads the saved index, reads the rows changed
+    since on a connection of its own, and saves it again when they were many; the next
+    start then has nothing to read."""
+    from engram.store.sqlite import ann_index, exact_rank
+
+    path = tmp_path / "m.db"
+    token = store.get_meta(exact_rank.KEYWORD_FILE_KEY)
+    store.close()
+    rng = random.Random(13)
+    other = SQLiteStore(path)
+    try:
+        with other.transaction():
+            for i in range(2000, 2120):
+                other.insert(_memory(i), "grafana test user e2e " + _terms(rng), None)
+    finally:
+        other.close()
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+    monkeypatch.setattr(ann_index, "_build_mode", ["background"])
+    monkeypatch.setattr(exact_rank, "RESAVE_ROWS", 100)
+    for expected_read in (120, 0):
+        server = SQLiteStore(path)
+        server.exact_rank_min_matches = 0
+        server.build_keyword_index = None  # type: ignore[assignment]  # must not build
+        try:
+            server.keyword_search([("test",)], "and", Filters(), 10)
+            server._keyword_thread.join(10)
+            index = server._keyword_index
+            assert index is not None
+            (top,) = server._db.execute("SELECT MAX(seq) FROM memories").fetchone()
+            assert index.seq == top
+            if expected_read:  # saved again, under a new token
+                assert server.get_meta(exact_rank.KEYWORD_FILE_KEY) != token
+            _check(server)
+        finally:
+            server.close()

@@ -41,6 +41,9 @@ BUILD_IDLE_S = 0.05
 EXACT_RANK_MAX_OR = 150_000
 #: The meta key naming the token of the keyword index saved beside the store.
 KEYWORD_FILE_KEY = "keyword_index_file"
+#: A server that loaded the saved index and read this many rows changed since saves it
+#: again, so the next start reads fewer.
+RESAVE_ROWS = 10_000
 
 
 def _idf(hits: int, rows: int) -> float:
@@ -270,7 +273,7 @@ class ExactRankMethods:
 
         def build() -> None:
             try:
-                if not self._load_keyword_index():
+                if not self._load_keyword_index(catch_up=True):
                     self.build_keyword_index(yielding=True)
             except Exception as exc:  # noqa: BLE001 -- FTS5 ranks without it
                 import logging
@@ -395,16 +398,20 @@ class ExactRankMethods:
             step = min(4 * step, 5000)
         return kept[:limit]
 
-    def _sync_keyword_index(self, db: Any, index: KeywordIndex) -> None:
-        """Read into `index` the rows written since it last looked (by any process)."""
+    def _sync_keyword_index(self, db: Any, index: KeywordIndex) -> int:
+        """Read into `index` the rows written since it last looked (by any process); how
+        many."""
         cursor = db.execute(
             "SELECT m.rowid, m.seq, c.c0 FROM memories m"
             " JOIN memories_fts_content c ON c.id = m.rowid WHERE m.seq > ?", (index.seq,))
         top = index.seq
+        read = 0
         while batch := cursor.fetchmany(20_000):
             index.put((r[0], r[2]) for r in batch)
             top = max(top, max(r[1] for r in batch))
+            read += len(batch)
         index.seq = top
+        return read
 
     def build_keyword_index(self, yielding: bool = False) -> None:
         """Read every row into a keyword index (`_exact_ranked` ranks with it from now).
@@ -486,9 +493,11 @@ class ExactRankMethods:
 
             logging.getLogger("engram.store").warning("keyword index not saved: %s", exc)
 
-    def _load_keyword_index(self) -> bool:
+    def _load_keyword_index(self, catch_up: bool = False) -> bool:
         """Adopt the index saved beside the store if this store's meta table names its
-        token (rows changed since its change number are read at the next search)."""
+        token; rows changed since its change number are read at the next search, or,
+        with `catch_up` (a server's thread), here on a connection of its own, and the
+        file saved again when they were many (RESAVE_ROWS)."""
         from .keyword_index import KeywordIndex
         from .migrations import SCHEMA_VERSION
 
@@ -503,5 +512,22 @@ class ExactRankMethods:
         index = KeywordIndex.load(path, token, SCHEMA_VERSION, seq)
         if index is None:
             return False
+        if catch_up and index.seq < seq:
+            import contextvars
+
+            from .connection import BUSY_TIMEOUT_MS, connect
+
+            db = contextvars.Context().run(connect, self.path, BUSY_TIMEOUT_MS)
+            try:
+                db.execute("BEGIN")
+                try:
+                    read = self._sync_keyword_index(db, index)
+                finally:
+                    _rollback(db)
+            finally:
+                db.close()
+            if read >= RESAVE_ROWS:
+                index.trim()
+                self._save_keyword_index(index)
         self._keyword_index = index
         return True
