@@ -506,8 +506,9 @@ def _hook(env: dict[str, str], tmp: Path, prompt: str, runs: int) -> dict[str, A
     out["load_hook_end"] = load_average()
     out["hook_ms"] = round(statistics.median(python_hook), 1)
     out["hook_python_ms"] = round(statistics.median(bare), 1)
-    out["launcher_hook_ms"] = (round(statistics.median(shell), 1) if said == heard and said
+    out["launcher_hook_ms"] = (round(statistics.median(shell), 1) if said == heard
                                else f"differs from `engram hook`: {said[:80]!r} / {heard[:80]!r}")
+    out["hook_context_chars"] = len(said)  # what both injected (0: nothing relevant)
     out["hook_worker"] = _has_socket(home)
     return out
 
