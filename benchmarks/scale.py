@@ -47,7 +47,7 @@ from .synthetic import Generator
 REPO = Path(__file__).resolve().parent.parent
 TARGETS = {
     "warm_p50_ms": {10_000: 10.0, 100_000: 40.0, 1_000_000: 20.0},
-    "hook_over_python_ms": {10_000: 60.0},
+    "hook_over_python": {10_000: 1.0},  # the launcher's hook ÷ a bare `python -c pass`
     "ingest_per_s": 200.0,
     "ingest_per_s_at": {1_000_000: 300.0},  # the issue's "1M and beyond" target
     "bytes_per_memory": {100_000: 4096},
@@ -184,6 +184,39 @@ def _replicate(mem: Any, extra: int, seed: int) -> None:
     store._index = None  # rebuilt from SQLite on the next vector search
 
 
+def _fresh_last(records: list[dict[str, Any]], count: int
+                ) -> tuple[list[dict[str, Any]], int]:
+    """`records` with `count` records whose text no other record says moved to the end, in
+    their order, and how many of the last `count` still repeat another's text.
+
+    The last records are the ingest samples. The generator's templates repeat ~5% of
+    texts (at 1M, 110 of the last 2,000 were said earlier), and a repeat in the same
+    project is merged into its twin without an insert: a user's fresh memories are not.
+    Moving the others into the fill keeps the store's records, only their order changes.
+    """
+    from collections import Counter
+
+    from engram.text import normalize_for_dedup
+
+    norms = [normalize_for_dedup(r["content"]) for r in records]
+    said = Counter(norms)
+    last: list[int] = []
+    for i in range(len(records) - 1, -1, -1):
+        if len(last) == count:
+            break
+        if said[norms[i]] == 1:
+            last.append(i)
+    for i in range(len(records) - 1, -1, -1):  # too few unique texts (a tiny store)
+        if len(last) == count:
+            break
+        if i not in last:
+            last.append(i)
+    last.sort()
+    moved = set(last)
+    ordered = [r for i, r in enumerate(records) if i not in moved] + [records[i] for i in last]
+    return ordered, sum(said[norms[i]] > 1 for i in last)
+
+
 class _Remembered:
     """The embedder with the vectors of some texts computed beforehand: an import through
     it costs what the store costs (the store-only ingest rate)."""
@@ -240,6 +273,7 @@ def worker(size: int, seed: int, sample: int, full: bool, embedder_spec: str, ru
         # 1M store (~160 MB of dicts) are the benchmark's input, not what a process holding
         # the store holds, and were part of its peak RSS.
         cut = distinct - sample - store_sample
+        records, result["ingest_repeats"] = _fresh_last(records, distinct - cut)
         fill, tail = records[:cut], records[cut:]
         del records
         _bulk_fill(mem, fill, embedder, full)
@@ -416,20 +450,37 @@ def _hook_available() -> bool:
     return spec is not None
 
 
+def _launcher_command(env: dict[str, str]) -> str:
+    """The UserPromptSubmit command `engram setup --agent claude` writes for this store:
+    `sh launch.sh SOCKET …`, which hands the payload to the warm worker with curl."""
+    code = ("import sys; from engram.hooks.launcher import hook_command; "
+            "print(hook_command(sys.argv[1], 'UserPromptSubmit'))")
+    proc = subprocess.run([sys.executable, "-c", code, " ".join(_engram_command())], env=env,
+                          capture_output=True, text=True, timeout=60, check=True)
+    return proc.stdout.strip()
+
+
 def _hook(env: dict[str, str], tmp: Path, prompt: str, runs: int) -> dict[str, Any]:
-    """Median of `runs` hook calls once the warm worker is up, and the very first call.
+    """The UserPromptSubmit hook once the warm worker is up, and its very first call.
 
     The first call of a session finds no worker: it starts one and answers from a
-    keyword-only fallback; later calls are what a user feels on every prompt.
+    keyword-only fallback; later calls are what a user feels on every prompt. Once the
+    worker is up, `runs` rounds alternate the command Claude Code runs (the launcher,
+    which starts no Python), a bare `python -c pass` of the same environment, and the
+    Python path `engram hook UserPromptSubmit` to the same worker; the launcher's answer
+    must inject what the Python hook's does.
     """
     if not _hook_available():
         return {"hook_ms": "n/a", "hook_first_ms": "n/a"}
-    payload = json.dumps({
-        "session_id": "bench-session", "transcript_path": str(tmp / "transcript.jsonl"),
-        "cwd": str(tmp), "hook_event_name": "UserPromptSubmit", "prompt": prompt,
-    })
+
+    def payload(session: str) -> str:
+        return json.dumps({
+            "session_id": session, "transcript_path": str(tmp / "transcript.jsonl"),
+            "cwd": str(tmp), "hook_event_name": "UserPromptSubmit", "prompt": prompt,
+        })
+
     command = [*_engram_command(), "hook", "UserPromptSubmit"]
-    first, proc = _timed_runs(command, 1, env, stdin=payload)
+    first, proc = _timed_runs(command, 1, env, stdin=payload("bench-first"))
     if proc.returncode != 0:
         return {"hook_ms": f"failed (exit {proc.returncode}): {proc.stderr.strip()[:200]}",
                 "hook_first_ms": "failed"}
@@ -437,10 +488,29 @@ def _hook(env: dict[str, str], tmp: Path, prompt: str, runs: int) -> dict[str, A
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not _has_socket(home):
         time.sleep(0.5)
-    _timed_runs(command, 2, env, stdin=payload)  # the worker's first requests load caches
-    times, _ = _timed_runs(command, runs, env, stdin=payload)
-    return {"hook_ms": round(statistics.median(times), 1), "hook_first_ms": round(first[0], 1),
-            "hook_worker": _has_socket(home)}
+    launcher = ["/bin/sh", "-c", _launcher_command(env)]
+    for i in range(2):  # the worker's first requests load caches
+        _timed_runs(command, 1, env, stdin=payload(f"bench-warm{i}"))
+        _timed_runs(launcher, 1, env, stdin=payload(f"bench-warm-l{i}"))
+    out: dict[str, Any] = {"load_hook": load_average(), "hook_first_ms": round(first[0], 1)}
+    shell, bare, python_hook = [], [], []
+    said = heard = ""
+    for i in range(runs):
+        took, done = _timed_runs(launcher, 1, env, stdin=payload(f"bench-l{i}"))
+        shell.append(took[0])
+        said = done.stdout
+        bare.append(_timed_runs([sys.executable, "-c", "pass"], 1, env)[0][0])
+        took, done = _timed_runs(command, 1, env, stdin=payload(f"bench-p{i}"))
+        python_hook.append(took[0])
+        heard = done.stdout
+    out["load_hook_end"] = load_average()
+    out["hook_ms"] = round(statistics.median(python_hook), 1)
+    out["hook_python_ms"] = round(statistics.median(bare), 1)
+    out["launcher_hook_ms"] = (round(statistics.median(shell), 1) if said == heard
+                               else f"differs from `engram hook`: {said[:80]!r} / {heard[:80]!r}")
+    out["hook_context_chars"] = len(said)  # what both injected (0: nothing relevant)
+    out["hook_worker"] = _has_socket(home)
+    return out
 
 
 def _same_answer(a: str, b: str) -> str | None:
@@ -628,14 +698,20 @@ def _verdicts(row: dict[str, Any]) -> list[str]:
     if target is not None:
         notes.append(f"warm p50 {'ok' if row['warm_p50_ms'] <= target else 'MISSED'} "
                      f"(target ≤ {target:g} ms)")
-    hook_target = TARGETS["hook_over_python_ms"].get(size)  # type: ignore[union-attr]
-    if hook_target is not None and isinstance(row.get("hook_ms"), float):
-        over = row["hook_ms"] - row["python_ms"]
-        notes.append(f"hook {'ok' if over <= hook_target else 'MISSED'} "
-                     f"(+{over:.0f} ms, target ≤ +{hook_target:g} ms)")
+    hook_target = TARGETS["hook_over_python"].get(size)  # type: ignore[union-attr]
+    launcher, bare = row.get("launcher_hook_ms"), row.get("hook_python_ms")
+    if hook_target is not None and isinstance(launcher, float) and bare:
+        ratio = launcher / bare
+        notes.append(f"hook through the launcher {'ok' if ratio <= hook_target else 'MISSED'}"
+                     f" ({launcher:.0f} ms, {ratio:.2f}× `python -c pass`; target ≤"
+                     f" {hook_target:g}×)")
+    elif hook_target is not None:
+        notes.append(f"hook through the launcher MISSED ({launcher})")
     ingest = TARGETS["ingest_per_s_at"].get(size, TARGETS["ingest_per_s"])  # type: ignore[union-attr]
     notes.append(f"ingest {'ok' if row['ingest_per_s'] >= ingest else 'MISSED'}"
-                 f" (target ≥ {ingest:g}/s)")
+                 f" ({row['ingest_per_s']:.0f}/s, target ≥ {ingest:g}/s; "
+                 f"{row.get('duplicates', 0)} of {row.get('ingest_sample', 0)} merged as "
+                 "duplicates)")
     rss_target = TARGETS["peak_rss_mb"].get(size)  # type: ignore[union-attr]
     if rss_target is not None:
         notes.append(f"peak RSS {'ok' if row['peak_rss_mb'] <= rss_target else 'MISSED'}"
@@ -662,6 +738,9 @@ def _verdicts(row: dict[str, Any]) -> list[str]:
         bound = TARGETS["cold_cli_worker_ms"]
         notes.append(f"cold CLI search with the worker up {'ok' if cli <= bound else 'MISSED'}"
                      f" ({cli:.0f} ms, target ≤ {bound:g} ms)")
+    if size in (10_000, 100_000):  # the issue asks for the servers' RSS there, reported
+        notes.append(f"server RSS `engram mcp` {_ms(row.get('mcp_rss_mb'))} MB, `engram serve`"
+                     f" {_ms(row.get('rest_rss_mb'))} MB (reported)")
     handshake = row.get("mcp_handshake_ms")
     if isinstance(handshake, float):
         notes.append(f"MCP handshake {'ok' if handshake <= 500 else 'MISSED'} "
@@ -676,23 +755,26 @@ def _ms(value: object) -> str:
 
 def render(rows: list[dict[str, Any]], embedder: str, full: bool, sample: int,
            settle: float) -> str:
-    def hook_cells(row: dict[str, Any]) -> list[object]:
-        hook = row.get("hook_ms")
-        first = _ms(row.get("hook_first_ms", "n/a"))
-        if isinstance(hook, float):
-            return [f"{hook:.0f}", f"+{hook - row['python_ms']:.0f}", first]
-        return [str(hook), "n/a", first]
+    def load(row: dict[str, Any], *keys: str) -> str:
+        return " / ".join(f"{row[k]:.2f}" if isinstance(row.get(k), float) else "?"
+                          for k in keys)
+
+    def recall(row: dict[str, Any]) -> str:
+        value = row.get("lists_recall_at_10")
+        if not isinstance(value, float):
+            return "exact"
+        return f"{value:.3f} / {row.get('lists_recall_at_10_project', 0):.3f}"
 
     table = markdown_table(
-        ["memories", "ingest /s", "index load s", "warm p50 ms", "warm p95 ms",
-         "keyword-only p50 ms", "cold `engram search` ms (no worker)", "hook ms (warm worker)",
-         "hook − python ms", "hook 1st call ms", "`python -c pass` ms",
-         "bytes/memory", "peak RSS MB"],
-        [[f"{r['size']:,}", f"{r['ingest_per_s']:.0f}", f"{r['index_load_s']:.2f}",
-          f"{r['warm_p50_ms']:.1f}", f"{r['warm_p95_ms']:.1f}",
-          f"{r['warm_keyword_p50_ms']:.1f}", _ms(r["cold_search_ms"]),
-          *hook_cells(r), f"{r['python_ms']:.0f}", f"{r['bytes_per_memory']:,}",
-          f"{r['peak_rss_mb']:.0f}"]
+        ["memories", "ingest /s", "model alone /s", "index load s", "warm p50 ms",
+         "warm p95 ms", "keyword-only p50 ms", "approx. index recall@10 (all / in a project)",
+         "cold `engram search` ms (no worker)", "bytes/memory", "peak RSS MB",
+         "load avg (ingest / warm search / cold CLI)"],
+        [[f"{r['size']:,}", f"{r['ingest_per_s']:.0f}", _ms(r.get("embed_per_s", "n/a")),
+          f"{r['index_load_s']:.2f}", f"{r['warm_p50_ms']:.1f}", f"{r['warm_p95_ms']:.1f}",
+          f"{r['warm_keyword_p50_ms']:.1f}", recall(r), _ms(r["cold_search_ms"]),
+          f"{r['bytes_per_memory']:,}", f"{r['peak_rss_mb']:.0f}",
+          load(r, "load_ingest", "load_search", "load_cold_search")]
          for r in rows],
     )
     how = ("every record embedded and imported through the API" if full else
@@ -716,7 +798,8 @@ def render(rows: list[dict[str, Any]], embedder: str, full: bool, sample: int,
               "in-process search's: same ids, order and scores). "
               "`cold CLI ÷ warm` divides the latter by the warm in-process p50; the first "
               "call that finds no worker answers in-process and starts one (no wait).", "",
-              render_cli_worker(rows), "", SERVERS_NOTE, "", render_servers(rows), ""]
+              render_cli_worker(rows), "", HOOK_NOTE, "", render_hook(rows), "",
+              SERVERS_NOTE, "", render_servers(rows), ""]
     for row in rows:
         lines.append(f"- {row['size']:,}: " + "; ".join(_verdicts(row)))
         if row.get("distinct_records"):
@@ -733,6 +816,35 @@ SERVERS_NOTE = (
     "session on a fresh ENGRAM_HOME and of a later one; the resident memory (VmRSS) of "
     "`engram mcp` and of `engram serve` (REST + dashboard + MCP over HTTP) after their "
     "first search.")
+
+
+HOOK_NOTE = (
+    "The UserPromptSubmit hook while the warm worker is up, `runs` rounds alternating: the "
+    "command `engram setup --agent claude` writes (`sh launch.sh SOCKET …`: curl hands the "
+    "payload to the worker, no Python starts), a bare `python -c pass` of the same "
+    "environment, and the Python path `engram hook UserPromptSubmit` to the same worker "
+    "(medians; the launcher's answer must inject what the Python hook's does, search "
+    "included). The first call of a session finds no worker: it starts one and answers "
+    "in-process.")
+
+
+def render_hook(rows: list[dict[str, Any]]) -> str:
+    def cell(row: dict[str, Any], key: str) -> str:
+        value, bare = row.get(key), row.get("hook_python_ms")
+        if isinstance(value, float) and bare:
+            return f"{value:.0f} ({value / bare:.2f}×)"
+        return str(value if value is not None else "n/a")[:80]
+
+    def loads(row: dict[str, Any]) -> str:
+        start, end = row.get("load_hook"), row.get("load_hook_end")
+        return " → ".join(f"{v:.2f}" for v in (start, end) if isinstance(v, float)) or "?"
+
+    return markdown_table(
+        ["memories", "hook through the launcher ms (÷ python)", "`python -c pass` ms",
+         "`engram hook` (Python) ms (÷ python)", "hook 1st call ms (starts the worker)",
+         "load avg (hook phase)"],
+        [[f"{r['size']:,}", cell(r, "launcher_hook_ms"), _ms(r.get("hook_python_ms", "n/a")),
+          cell(r, "hook_ms"), _ms(r.get("hook_first_ms", "n/a")), loads(r)] for r in rows])
 
 
 def render_servers_only(rows: list[dict[str, Any]], embedder: str) -> str:

@@ -93,9 +93,13 @@ def test_engram_bench_scale_cli_runs_a_tiny_store(cli_env, tmp_path):
     # `engram search` through the worker the hook started: answered, same results
     assert isinstance(row["cold_cli_worker_ms"], float), row["cold_cli_worker_ms"]
     assert row["cold_cli_spawn_ms"] > 0 and row["worker_up_s"] >= 0
+    # the hook as Claude Code runs it (the launcher), same context as the Python hook's
+    assert isinstance(row["launcher_hook_ms"], float), row["launcher_hook_ms"]
+    assert row["hook_python_ms"] > 0 and row["ingest_repeats"] >= 0
     assert "<!-- scale:start -->" in results.read_text() and "index load s" in results.read_text()
     assert "cold CLI ÷ warm" in results.read_text()
     assert "`engram mcp` RSS MB" in results.read_text()
+    assert "hook through the launcher ms" in results.read_text()
 
 
 def test_engram_bench_scale_measures_postgresql_too(cli_env, tmp_path):

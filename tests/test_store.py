@@ -203,3 +203,33 @@ def test_document_frequencies_follow_writes_within_one_percent(store_path):
         for n in range(2):
             mem.save(f"Refunds batch {n} runs nightly", type="project_fact")
         assert store.document_frequency([term]) == (306, {term: 6})  # 4 > 1%: counted again
+
+
+def test_a_save_after_another_process_deleted_the_newest_is_found_by_its_vector(store_path):
+    """Another process deletes the newest memory and saves one: the new row takes the
+    deleted one's rowid, never its change number, so a process holding the vectors in
+    memory reads it (before, it kept the deleted row's vector under that rowid)."""
+    import numpy as np
+
+    from engram.model import Memory
+    from engram.store.base import Filters
+    from engram.store.sqlite import SQLiteStore
+
+    def unit(i: int) -> np.ndarray:
+        vector = np.zeros(8, dtype=np.float32)
+        vector[i] = 1.0
+        return vector
+
+    reader = SQLiteStore(store_path)
+    writer = SQLiteStore(store_path)
+    try:
+        for i in range(3):
+            reader.insert(Memory(id=f"old{i}", content=f"note {i}"), f"note {i}", unit(i))
+        assert reader.vector_search(unit(2), Filters(), 1)[0].memory_id == "old2"  # loaded
+        writer.delete("old2")
+        writer.insert(Memory(id="new0", content="fresh note"), "fresh note", unit(5))
+        found = reader.vector_search(unit(5), Filters(), 1)
+        assert found[0].memory_id == "new0" and found[0].score > 0.99
+    finally:
+        reader.close()
+        writer.close()

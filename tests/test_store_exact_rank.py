@@ -244,3 +244,158 @@ def test_a_yielding_build_waits_for_searches_and_ranks_the_same(store, monkeypat
     with store.transaction():
         store.insert(_memory(5000), "test user grafana grafana e2e", None)
     _check(store)
+
+
+def test_a_new_row_where_the_newest_was_deleted_is_read(store, tmp_path):
+    """Deleting the newest memory, then saving another (in this process or another): the
+    new row takes the deleted one's rowid, and must not take its change number too, or
+    the index, which reads rows changed since it last looked, never reads it."""
+    _check(store)
+    newest = store._db.execute("SELECT id FROM memories ORDER BY seq DESC LIMIT 1").fetchone()[0]
+    store.delete(newest)
+    with store.transaction():
+        store.insert(_memory(7000), "grafana grafana test user grafana e2e e2e w7 w7 w7", None)
+    _check(store)
+    other = SQLiteStore(tmp_path / "m.db")  # the same by another process
+    try:
+        other.delete(_memory(7000).id)
+        with other.transaction():
+            other.insert(_memory(7001), "test test grafana w150 w150 user", None)
+    finally:
+        other.close()
+    _check(store)
+
+
+def _reopened(path, monkeypatch) -> tuple[SQLiteStore, list[str]]:
+    """The store opened again as a server opens it (the index built or loaded `inline`
+    at its first keyword search); which of the two happened."""
+    from engram.store.sqlite import ann_index
+
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+    monkeypatch.setattr(ann_index, "_build_mode", ["inline"])
+    store = SQLiteStore(path)
+    store.exact_rank_min_matches = 0
+    happened: list[str] = []
+    build = store.build_keyword_index
+
+    def building(*args, **kwargs):
+        happened.append("built")
+        return build(*args, **kwargs)
+
+    store.build_keyword_index = building  # type: ignore[method-assign]
+    store.keyword_search([("test",)], "and", Filters(), 10)
+    if store._keyword_index is not None and not happened:
+        happened.append("loaded")
+    return store, happened
+
+
+def test_a_restarted_store_loads_the_saved_index_and_reads_what_changed(store, tmp_path,
+                                                                       monkeypatch):
+    """The index is saved beside the store once built; the next process loads it instead
+    of reading every row, then reads the rows changed since (by any process): the same
+    rankings as FTS5's."""
+    path = tmp_path / "m.db"
+    assert (tmp_path / "m.db.keywords").exists()
+    rng = random.Random(11)
+    store.close()
+    other = SQLiteStore(path)  # writes while no server runs
+    try:
+        with other.transaction():
+            for i in range(2000, 2100):
+                other.insert(_memory(i), "test user grafana grafana e2e " + _terms(rng), None)
+        for i in range(0, 1500, 19):
+            other.update(other.get(f"m{i:05d}"), "grafana test test " + _terms(rng))
+        other.delete("m00004")
+    finally:
+        other.close()
+    again, happened = _reopened(path, monkeypatch)
+    try:
+        assert happened == ["loaded"]
+        _check(again)
+        with again.transaction():  # and its own writes from there
+            again.insert(_memory(3000), "grafana user user test e 2 e", None)
+        _check(again)
+    finally:
+        again.close()
+
+
+def test_a_saved_index_is_not_used_for_another_database_at_its_path(tmp_path, monkeypatch):
+    """A backup copied back over the store (rows at the same change numbers, other terms
+    since), another store at the same path, or an unreadable file: the index is read
+    afresh, and ranks as FTS5 does."""
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "m.db"
+    rng = random.Random(12)
+    first = SQLiteStore(path)
+    with first.transaction():
+        for i in range(1500):
+            first.insert(_memory(i), _terms(rng), None)
+    with sqlite3.connect(tmp_path / "backup.db") as backup:
+        first._db.backup(backup)
+    with first.transaction():
+        for i in range(1500, 1800):
+            first.insert(_memory(i), "grafana grafana grafana test " + _terms(rng), None)
+    first.build_keyword_index()  # saved at the 1,800th change
+    first.close()
+    for name in ("m.db", "m.db-wal", "m.db-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    shutil.copy(tmp_path / "backup.db", path)  # the backup restored, then other writes
+    restored = SQLiteStore(path)
+    with restored.transaction():
+        for i in range(5000, 5300):
+            restored.insert(_memory(i), "user user test e2e " + _terms(rng), None)
+    restored.close()
+    again, happened = _reopened(path, monkeypatch)
+    try:
+        assert happened == ["built"]
+        _check(again)
+    finally:
+        again.close()
+    (tmp_path / "m.db.keywords").write_bytes(b"not an index")
+    again, happened = _reopened(path, monkeypatch)
+    try:
+        assert happened == ["built"]
+        _check(again)
+    finally:
+        again.close()
+
+
+def test_a_server_loads_it_on_its_thread_reads_what_changed_and_saves_it_again(
+        store, tmp_path, monkeypatch):
+    """A long-running process's thread loads the saved index, reads the rows changed
+    since on a connection of its own, and saves it again when they were many; the next
+    start then has nothing to read."""
+    from engram.store.sqlite import ann_index, exact_rank
+
+    path = tmp_path / "m.db"
+    token = store.get_meta(exact_rank.KEYWORD_FILE_KEY)
+    store.close()
+    rng = random.Random(13)
+    other = SQLiteStore(path)
+    try:
+        with other.transaction():
+            for i in range(2000, 2120):
+                other.insert(_memory(i), "grafana test user e2e " + _terms(rng), None)
+    finally:
+        other.close()
+    monkeypatch.setenv("ENGRAM_ANN_MIN_ROWS", "50")
+    monkeypatch.setattr(ann_index, "_build_mode", ["background"])
+    monkeypatch.setattr(exact_rank, "RESAVE_ROWS", 100)
+    for expected_read in (120, 0):
+        server = SQLiteStore(path)
+        server.exact_rank_min_matches = 0
+        server.build_keyword_index = None  # type: ignore[assignment]  # must not build
+        try:
+            server.keyword_search([("test",)], "and", Filters(), 10)
+            server._keyword_thread.join(10)
+            index = server._keyword_index
+            assert index is not None
+            (top,) = server._db.execute("SELECT MAX(seq) FROM memories").fetchone()
+            assert index.seq == top
+            if expected_read:  # saved again, under a new token
+                assert server.get_meta(exact_rank.KEYWORD_FILE_KEY) != token
+            _check(server)
+        finally:
+            server.close()

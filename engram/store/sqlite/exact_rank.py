@@ -14,11 +14,13 @@ from __future__ import annotations
 import math
 import time
 from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...text.fts import fts_phrases, fts_query
 from ..base import Filters
 from .connection import _rollback
+from .rows import HIGH_SEQ_SQL
 
 if TYPE_CHECKING:  # numpy loads with the keyword index, not for keyword-only hooks
     import threading
@@ -37,6 +39,11 @@ BUILD_IDLE_S = 0.05
 #: Matches (estimated) beyond which an OR search is left to FTS5: listing each phrase's
 #: rows for hundreds of thousands of matches costs about what FTS5's ranking does.
 EXACT_RANK_MAX_OR = 150_000
+#: The meta key naming the token of the keyword index saved beside the store.
+KEYWORD_FILE_KEY = "keyword_index_file"
+#: A server that loaded the saved index and read this many rows changed since saves it
+#: again, so the next start reads fewer.
+RESAVE_ROWS = 10_000
 
 
 def _idf(hits: int, rows: int) -> float:
@@ -146,6 +153,7 @@ class ExactRankMethods:
     _searched: float
     _index: Any
     ephemeral: bool
+    path: str
     exact_rank_min_matches: int
 
     def _exact_ranked(
@@ -238,10 +246,10 @@ class ExactRankMethods:
 
     def _keyword_index_if_due(self) -> None:
         """Give a large store its keyword index as the process's build mode says (as the
-        vector lists: a long-running process builds on a thread, `inline` at once, a
-        short-lived one never -- FTS5 ranks there). Unlike the lists it is not saved,
-        so a bulk import (`build_vector_lists`) does not read it for a process about to
-        exit."""
+        vector lists: a long-running process on a thread, `inline` at once, a short-lived
+        one never -- FTS5 ranks there): the one a process saved beside the store if it
+        is this store's (`_load_keyword_index`), else built from every row. A bulk import
+        (`build_vector_lists`) does not build it for a process about to exit."""
         from .ann_index import ann_min_rows, build_mode
 
         mode = build_mode()
@@ -258,13 +266,15 @@ class ExactRankMethods:
         if total < ann_min_rows():
             return
         if mode == "inline":
-            self.build_keyword_index()
+            if not self._load_keyword_index():
+                self.build_keyword_index()
             return
         import threading
 
         def build() -> None:
             try:
-                self.build_keyword_index(yielding=True)
+                if not self._load_keyword_index(catch_up=True):
+                    self.build_keyword_index(yielding=True)
             except Exception as exc:  # noqa: BLE001 -- FTS5 ranks without it
                 import logging
 
@@ -388,16 +398,20 @@ class ExactRankMethods:
             step = min(4 * step, 5000)
         return kept[:limit]
 
-    def _sync_keyword_index(self, db: Any, index: KeywordIndex) -> None:
-        """Read into `index` the rows written since it last looked (by any process)."""
+    def _sync_keyword_index(self, db: Any, index: KeywordIndex) -> int:
+        """Read into `index` the rows written since it last looked (by any process); how
+        many."""
         cursor = db.execute(
             "SELECT m.rowid, m.seq, c.c0 FROM memories m"
             " JOIN memories_fts_content c ON c.id = m.rowid WHERE m.seq > ?", (index.seq,))
         top = index.seq
+        read = 0
         while batch := cursor.fetchmany(20_000):
             index.put((r[0], r[2]) for r in batch)
             top = max(top, max(r[1] for r in batch))
+            read += len(batch)
         index.seq = top
+        return read
 
     def build_keyword_index(self, yielding: bool = False) -> None:
         """Read every row into a keyword index (`_exact_ranked` ranks with it from now).
@@ -453,3 +467,67 @@ class ExactRankMethods:
                 db.close()
         index.trim()
         self._keyword_index = index
+        self._save_keyword_index(index)
+
+    def _keyword_index_path(self) -> Path | None:
+        return None if self.ephemeral or self.path == ":memory:" else Path(
+            f"{self.path}.keywords")
+
+    def _save_keyword_index(self, index: KeywordIndex) -> None:
+        """Save the index beside the store for the next process, under a new token that
+        the store's meta table then names (keyword_index.py): best effort (a read-only
+        folder or store keeps it in memory only)."""
+        import secrets
+
+        from .migrations import SCHEMA_VERSION
+
+        path = self._keyword_index_path()
+        if path is None:
+            return
+        token = secrets.token_hex(8)
+        try:
+            index.save(path, token, SCHEMA_VERSION)
+            self.set_meta(KEYWORD_FILE_KEY, token)
+        except Exception as exc:  # noqa: BLE001 -- never fail a search for a cache file
+            import logging
+
+            logging.getLogger("engram.store").warning("keyword index not saved: %s", exc)
+
+    def _load_keyword_index(self, catch_up: bool = False) -> bool:
+        """Adopt the index saved beside the store if this store's meta table names its
+        token; rows changed since its change number are read at the next search, or,
+        with `catch_up` (a server's thread), here on a connection of its own, and the
+        file saved again when they were many (RESAVE_ROWS)."""
+        from .keyword_index import KeywordIndex
+        from .migrations import SCHEMA_VERSION
+
+        path = self._keyword_index_path()
+        if path is None or not path.exists():
+            return False
+        token = self.get_meta(KEYWORD_FILE_KEY)
+        if token is None:
+            return False
+        with self._lock:
+            (seq,) = self._db.execute(HIGH_SEQ_SQL).fetchone()
+        index = KeywordIndex.load(path, token, SCHEMA_VERSION, seq)
+        if index is None:
+            return False
+        if catch_up and index.seq < seq:
+            import contextvars
+
+            from .connection import BUSY_TIMEOUT_MS, connect
+
+            db = contextvars.Context().run(connect, self.path, BUSY_TIMEOUT_MS)
+            try:
+                db.execute("BEGIN")
+                try:
+                    read = self._sync_keyword_index(db, index)
+                finally:
+                    _rollback(db)
+            finally:
+                db.close()
+            if read >= RESAVE_ROWS:
+                index.trim()
+                self._save_keyword_index(index)
+        self._keyword_index = index
+        return True

@@ -18,15 +18,32 @@ Rows are tokenized as FTS5's unicode61 tokenizer does for ASCII text (runs of AS
 letters and digits, lower-cased); a row with any other character is marked unknown, and
 a search whose matches include one is ranked by FTS5. The index follows the store by its
 change number (`seq`): rows written since the last look, by any process, are read again.
+
+A process that built it saves it beside the database (`<db>.keywords`, `save`), so the
+next one loads it instead of reading every row's terms again, and reads only the rows
+changed since. The file names a random token that the
+saving process also writes into the store's meta table: a database file that does not
+hold that token (another store, a copy made before the save, a restored backup of it)
+is not the one the file was read from, and its rows are read afresh. A file holding the
+token holds every row as it was at the file's change number or later: a row changed
+since has a larger change number (never reused, `SQLiteStore._next_seq`) and is read
+again.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
+
+#: The saved file's layout; a file of another format is ignored (and rebuilt).
+FORMAT = 1
 
 _TOKEN_RE = re.compile(r"[0-9a-z]+")
 
@@ -123,6 +140,63 @@ class KeywordIndex:
         top = int(np.flatnonzero(self.lengths >= 0)[-1]) + 1 if (self.lengths >= 0).any() else 0
         for name in ("lengths", "unknown", "_start", "_count"):
             setattr(self, name, getattr(self, name)[:top].copy())
+
+    # --- files --------------------------------------------------------------------------
+
+    def save(self, path: Path, token: str, schema: int) -> None:
+        """Write atomically (after `trim`), with the store's `token` and schema version."""
+        from ...config import tighten
+
+        vocab = sorted(self._vocab, key=self._vocab.__getitem__)
+        meta = {"format": FORMAT, "seq": int(self.seq), "token": token, "schema": schema,
+                "used": int(self._used)}
+        buffer = io.BytesIO()
+        np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+                 vocab=np.frombuffer("\n".join(vocab).encode(), dtype=np.uint8),
+                 lengths=self.lengths, unknown=self.unknown, start=self._start,
+                 count=self._count, token=self._token[: self._used],
+                 tf=self._tf[: self._used])
+        tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+        try:
+            tmp.write_bytes(buffer.getvalue())
+            tighten(tmp)  # the repeated words are the memories' own: keep them private
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    @classmethod
+    def load(cls, path: Path, token: str, schema: int, seq: int) -> KeywordIndex | None:
+        """The index saved at `path` if it was saved from this store (`token`, `schema`)
+        at a change number it has reached (`seq`, the store's highest), else None. Rows
+        changed since the file's change number are for the caller to read again."""
+        try:
+            with np.load(io.BytesIO(path.read_bytes()), allow_pickle=False) as saved:
+                meta = json.loads(saved["meta"].tobytes().decode())
+                if (meta.get("format") != FORMAT or meta.get("token") != token
+                        or meta.get("schema") != schema or not 0 <= int(meta["seq"]) <= seq):
+                    return None
+                words = saved["vocab"].tobytes().decode()
+                index = cls()
+                index.lengths = saved["lengths"].astype(np.int32)
+                index.unknown = saved["unknown"].astype(bool)
+                index._start = saved["start"].astype(np.int64)
+                index._count = saved["count"].astype(np.int32)
+                index._token = saved["token"].astype(np.int32)
+                index._tf = saved["tf"].astype(np.int32)
+            index._vocab = {w: i for i, w in enumerate(words.split("\n"))} if words else {}
+            index._used = int(meta["used"])
+            index.seq = int(meta["seq"])
+            rows = len(index.lengths)
+            if (any(len(a) != rows for a in (index.unknown, index._start, index._count))
+                    or len(index._token) != index._used or len(index._tf) != index._used
+                    or (rows and (int((index._start + index._count).max()) > index._used
+                                  or int(index._start.min()) < 0))
+                    or (index._used and (int(index._token.max()) >= len(index._vocab)
+                                         or int(index._token.min()) < 0))):
+                return None
+        except Exception:  # noqa: BLE001 -- any unreadable file (zip, npy, json) is rebuilt
+            return None
+        return index
 
     def nbytes(self) -> int:
         arrays = (self.lengths, self.unknown, self._start, self._count, self._token, self._tf)

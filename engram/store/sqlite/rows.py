@@ -12,6 +12,12 @@ from ..base import Filters
 if TYPE_CHECKING:
     import numpy as np
 
+#: Above every row's change number and every deleted row's (the meta table keeps the
+#: highest a delete removed, so a number is never given twice): the store's last change.
+HIGH_SEQ_SQL = (
+    "SELECT MAX(COALESCE((SELECT MAX(seq) FROM memories), 0), COALESCE((SELECT"
+    " CAST(value AS INTEGER) FROM meta WHERE key = 'deleted_seq'), 0))")
+DELETED_SEQ_KEY = "deleted_seq"
 
 COLUMNS = (
     "id, content, type, project, tags, files, problem, solution, importance, confidence,"

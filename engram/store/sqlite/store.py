@@ -33,7 +33,15 @@ from .connection import BUSY_TIMEOUT_MS, _private_store_files, _rollback, _wal_m
 from .keywords import KeywordMethods
 from .ledger import Ledger
 from .migrations import SCHEMA_VERSION, migrate
-from .rows import COLUMNS, half_bytes, row_to_memory, when_ts, where_clause
+from .rows import (
+    COLUMNS,
+    DELETED_SEQ_KEY,
+    HIGH_SEQ_SQL,
+    half_bytes,
+    row_to_memory,
+    when_ts,
+    where_clause,
+)
 from .vectors import VectorMethods
 
 if TYPE_CHECKING:  # numpy loads on the first vector operation, not for keyword-only hooks
@@ -194,8 +202,13 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
                 self._tidy_keyword_index_if_due()
 
     def _next_seq(self) -> int:
+        """The next change number: above every row's, and above a deleted row's (`delete`
+        keeps the highest it removed), so a number is never given twice. Processes holding
+        an index read the rows changed since the number they last saw; a row saved after
+        the newest was deleted took that row's rowid and, before, its number too, and was
+        never read (its stale terms ranked it)."""
         self._wrote = True
-        return self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM memories").fetchone()[0]
+        return self._db.execute(HIGH_SEQ_SQL).fetchone()[0] + 1
 
     def get_meta(self, key: str) -> str | None:
         with self._lock:
@@ -294,10 +307,14 @@ class SQLiteStore(KeywordMethods, VectorMethods, LedgerMethods):
     def delete(self, memory_id: str) -> None:
         with self._lock, self.transaction():
             row = self._db.execute(
-                "DELETE FROM memories WHERE id = ? RETURNING rowid", (memory_id,)
+                "DELETE FROM memories WHERE id = ? RETURNING rowid, seq", (memory_id,)
             ).fetchone()
             if row is None:
                 return
+            self._db.execute(  # its change number is never given again (`_next_seq`)
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET"
+                " value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                (DELETED_SEQ_KEY, row[1]))
             self._db.execute("DELETE FROM memories_fts WHERE rowid = ?", (row[0],))
             self._db.execute("DELETE FROM vectors WHERE rowid = ?", (row[0],))
             if self._index is not None:
