@@ -2531,11 +2531,11 @@ def test_a_failing_command_that_passes_after_a_step_chained_before_it_is_a_fix()
 ])
 def test_a_question_handed_to_someone_at_the_end_is_open_and_no_rule(reply, expected):
     session = (
-        Session().prompt("make the workers survive the relay being down")
-        .edit("src/courier_worker.erl")
-        .bash("rebar3 eunit", "All 12 tests passed.")
-        .say("Done: the worker reconnects with backoff.\n\nOne thing I can't decide from here: "
-             "should a worker sitting in backoff raise an alert?")
+        Session().worked(
+            "make the workers survive the relay being down",
+            "src/courier_worker.erl", "rebar3 eunit", "All 12 tests passed.",
+            "Done: the worker reconnects with backoff.\n\nOne thing I can't decide from here: "
+            "should a worker sitting in backoff raise an alert?")
         .prompt(reply)
         .say("Noted.")
     )
@@ -2726,10 +2726,11 @@ def test_a_rule_in_a_short_message_keeps_what_the_person_says_after_it():
 
 def test_wondering_aloud_answered_with_a_choice_to_make_first_is_an_open_question():
     session = (
-        Session().prompt("circe の auto 導出が遅い、なんとかして")
-        .edit("api/src/main/scala/shop/api/model/Order.scala")
-        .bash("sbt api/test", "[info] Passed: Total 412, Failed 0, Errors 0, Passed 412")
-        .say("完了です。")
+        Session().worked(
+            "circe の auto 導出が遅い、なんとかして",
+            "api/src/main/scala/shop/api/model/Order.scala", "sbt api/test",
+            "[info] Passed: Total 412, Failed 0, Errors 0, Passed 412",
+            "完了です。")
         .prompt("generic-extras ってもうメンテされてないんだっけ？いずれ外すべきか気になってる")
         .say("generic-extras は実質メンテナンスされていません。外すなら forProduct か別"
              "ライブラリですが、どちらにするかは決めてから別タスクにするのがいいと思います。")
@@ -2751,10 +2752,10 @@ def test_work_waiting_on_someone_elses_part_is_left_open(wrap_up, kind, words):
 
 def test_a_users_question_answered_as_a_team_question_stays_open():
     session = (
-        Session().prompt("Die Detail-Route wirft DetachedInstanceError, fix das bitte")
-        .edit("app/api/bestellungen.py")
-        .bash("pytest -q tests/api", "12 passed in 0.8s")
-        .say("Behoben.")
+        Session().worked(
+            "Die Detail-Route wirft DetachedInstanceError, fix das bitte",
+            "app/api/bestellungen.py", "pytest -q tests/api", "12 passed in 0.8s",
+            "Behoben.")
         .prompt("Sollten wir lazy='raise_on_sql' überall setzen?")
         .say("Das würde diese Fehlerklasse früh zeigen, aber 14 Relationships verlassen sich "
              "bewusst auf Lazy Loading. Ob euch das den Aufwand wert ist, ist eine Teamfrage – "
@@ -3072,10 +3073,10 @@ def test_a_change_taken_back_silently_is_explained_by_the_wrap_up_once(tmp_path,
 
 def test_a_bug_left_until_after_the_demo_is_open_work():
     session = (
-        Session().prompt("fix the tunnelling bullets")
-        .edit("src/combat/projectile.rs")
-        .bash("cargo test", "test result: ok. 38 passed; 0 failed")
-        .say("Done. The subagent noticed `hit_enemies` ignores `Team`: enemies hit each other.")
+        Session().worked(
+            "fix the tunnelling bullets",
+            "src/combat/projectile.rs", "cargo test", "test result: ok. 38 passed; 0 failed",
+            "Done. The subagent noticed `hit_enemies` ignores `Team`: enemies hit each other.")
         .prompt("le friendly fire des ennemis, on verra après la démo, laisse.")
         .say("Je ne touche pas à `hit_enemies`.")
     )
@@ -3259,10 +3260,10 @@ def test_the_users_verdict_keeping_a_change_with_its_reason_is_a_decision():
 ])
 def test_work_the_user_names_for_a_later_day_is_a_todo(last_words, words):
     session = (
-        Session().prompt("fix the duplicate rows in the orders list")
-        .edit("app/orders.py")
-        .bash("pytest -q", "5 passed")
-        .say("Fixed.")
+        Session().worked(
+            "fix the duplicate rows in the orders list",
+            "app/orders.py", "pytest -q", "5 passed",
+            "Fixed.")
         .prompt(last_words)
         .say("Noted.")
     )
@@ -3288,10 +3289,10 @@ def test_suspects_announced_and_a_try_told_and_taken_back_in_ukrainian():
 
 def test_a_question_the_user_will_ask_someone_in_ukrainian_is_open():
     session = (
-        Session().prompt("гра гальмує з третього рівня, треба стабільні 30 fps")
-        .edit("src/terrain.lua")
-        .bash("busted", "12 successes / 0 failures")
-        .say("30 fps стабільно.")
+        Session().worked(
+            "гра гальмує з третього рівня, треба стабільні 30 fps",
+            "src/terrain.lua", "busted", "12 successes / 0 failures",
+            "30 fps стабільно.")
         .prompt("і ще не знаю, чи Пі 3 потягне звук копання поверх цього — Остап робив звук, "
                 "спитаю його, скільки там каналів")
         .say("Добре.")
@@ -3368,10 +3369,10 @@ def test_someone_the_person_says_must_be_told_is_work_left_not_a_rule(reply, wor
 
 def test_a_question_handed_to_someone_keeps_what_it_hinges_on():
     session = (
-        Session().prompt("que el deploy no se pise: dos a la vez dejaron un rsync a medias")
-        .edit("deploy/release.sh")
-        .bash("bats test/", "4 tests, 0 failures")
-        .say("Listo: `flock -n` por ambiente.")
+        Session().worked(
+            "que el deploy no se pise: dos a la vez dejaron un rsync a medias",
+            "deploy/release.sh", "bats test/", "4 tests, 0 failures",
+            "Listo: `flock -n` por ambiente.")
         .prompt("va. una duda: Jenkins corre el job como usuario jenkins o deploy? si es "
                 "jenkins no va a poder escribir en /var/lock/almacen.lock. le pregunto a Memo")
         .say("Tiene sentido.")
@@ -3441,11 +3442,11 @@ def test_a_reported_bug_takes_the_cause_a_later_wrap_up_labels():
 
 def test_a_problem_the_assistant_announces_at_a_turns_end_and_the_fix_asked_next_is_a_bug():
     session = (
-        Session().prompt("build the recipes feed")
-        .edit("src/pages/rss.xml.ts")
-        .bash("pnpm build", "Complete!")
-        .say("Aquí hay un problema: las lentejas salen con fecha 3 de diciembre, pero el .md dice "
-             "12/03/2024. z.coerce.date() lee ese formato como mes/día (americano).")
+        Session().worked(
+            "build the recipes feed",
+            "src/pages/rss.xml.ts", "pnpm build", "Complete!",
+            "Aquí hay un problema: las lentejas salen con fecha 3 de diciembre, pero el .md dice "
+            "12/03/2024. z.coerce.date() lee ese formato como mes/día (americano).")
         .prompt("convierte los md a ISO. si dejamos el formato raro alguien lo vuelve a meter "
                 "mal, y Marta escribe las nuevas a mano")
         .edit("src/content/config.ts", "fecha: z.coerce.date(),", "fecha: z.date(),")
@@ -3470,10 +3471,10 @@ def test_a_question_asked_with_no_changes_wanted_leaves_nothing_to_keep():
 
 def test_the_users_last_words_keep_work_after_a_milestone_and_what_they_do_not_know():
     session = (
-        Session().prompt("build the recipes section")
-        .edit("src/pages/recetas.astro")
-        .bash("pnpm build", "Complete!")
-        .say("Listo: la sección de recetas está hecha y el build pasa.")
+        Session().worked(
+            "build the recipes section",
+            "src/pages/recetas.astro", "pnpm build", "Complete!",
+            "Listo: la sección de recetas está hecha y el build pasa.")
         .prompt("genial. las recetas en inglés las traduce Marta después del lanzamiento. lo "
                 "que no sé es si en inglés irán en /en/recetas o en un subdominio, eso está "
                 "sin decidir")
@@ -3544,11 +3545,11 @@ def test_rules_in_a_page_the_person_pastes_are_the_pages_not_the_teams():
 
 def test_what_the_assistant_asks_the_person_mid_session_is_settled_by_their_reply():
     session = (
-        Session().prompt("make sudo passwordless on this mac")
-        .edit("etc/pam.d/sudo_local")
-        .bash("sudo -n true", "")
-        .say("The PAM file is ready. Two ways to finish: Touch ID for sudo, or NOPASSWD "
-             "(simpler but less secure). Which approach do you prefer?")
+        Session().worked(
+            "make sudo passwordless on this mac",
+            "etc/pam.d/sudo_local", "sudo -n true", "",
+            "The PAM file is ready. Two ways to finish: Touch ID for sudo, or NOPASSWD "
+            "(simpler but less secure). Which approach do you prefer?")
         .prompt("touch id, be cautious and verify at each step")
         .say("Then run `sudo -k && sudo true` yourself and touch the sensor: Touch ID now "
              "approves sudo. Continue with the FileVault settings?")
@@ -3770,10 +3771,10 @@ def test_a_log_pasted_into_a_prompt_is_not_the_persons_report():
             "load shows an error</li>")
     har = "\n".join(f'          "value": "line {n}: {item}"' for n in range(5))
     session = (
-        Session().prompt("move the tokenizer into public/tokenizer")
-        .edit("next.config.js")
-        .bash("npm run build", "Compiled successfully")
-        .say("Moved.")
+        Session().worked(
+            "move the tokenizer into public/tokenizer",
+            "next.config.js", "npm run build", "Compiled successfully",
+            "Moved.")
         .prompt("Are you sure the HTML is the issue? That's the only thing that loaded, I "
                 "could see the page.\n\nThis is the full HAR:\n\n{\n  \"log\": {\n"
                 f"{har}\n  }}\n}}")
@@ -4217,11 +4218,11 @@ def test_a_session_ending_on_a_hypothesis_nobody_acted_on_leaves_a_todo():
                   "`tweetnacl.secretbox` with a nonce prepended, while the CLI only "
                   "base64-decodes.")
     session = (
-        Session().prompt("relay the app's messages to the CLI over the socket")
-        .edit("src/socket/client.ts")
-        .bash("npm run build", "")
-        .say("The CLI now joins the session room and relays every message it receives.\n\n"
-             "- reconnects with backoff\n- logs each update")
+        Session().worked(
+            "relay the app's messages to the CLI over the socket",
+            "src/socket/client.ts", "npm run build", "",
+            "The CLI now joins the session room and relays every message it receives.\n\n"
+            "- reconnects with backoff\n- logs each update")
         .prompt("messages from the app still fail to decrypt, look into it")
         .tool("Read", {"file_path": f"{CWD}/src/sync/encryption.ts"}, "export function …")
         .say(hypothesis)
@@ -4237,10 +4238,10 @@ def test_a_session_ending_on_a_hypothesis_nobody_acted_on_leaves_a_todo():
 
 def test_work_the_person_puts_off_in_passing_is_a_todo_and_a_question_keeps_its_context():
     session = (
-        Session().prompt("review #88 please, just findings")
-        .edit("test/Poc.t.sol")
-        .bash("forge test", "Suite result: ok. 3 passed")
-        .say("Review text is in /tmp/review-88.md.")
+        Session().worked(
+            "review #88 please, just findings",
+            "test/Poc.t.sol", "forge test", "Suite result: ok. 3 passed",
+            "Review text is in /tmp/review-88.md.")
         .prompt("thx. one thing I'm not sure about: do we even want to support fee-on-transfer "
                 "tokens here? leave it open, I'll bring it up friday. and slither in CI is "
                 "overdue, I'll ask Lena after the audit. debounce later, the README I'll do "
@@ -4449,10 +4450,10 @@ def test_what_was_imported_from_a_memory_note_goes_when_the_session_deletes_the_
 
 def test_a_sentence_that_puts_work_off_and_states_a_rule_is_both():
     session = (
-        Session().prompt("add idempotency keys to POST /payments")
-        .edit("src/main/kotlin/payments/Routes.kt")
-        .bash("./gradlew test", "BUILD SUCCESSFUL in 31s")
-        .say("Done: keys are reserved with INSERT … ON CONFLICT DO NOTHING.")
+        Session().worked(
+            "add idempotency keys to POST /payments",
+            "src/main/kotlin/payments/Routes.kt", "./gradlew test", "BUILD SUCCESSFUL in 31s",
+            "Done: keys are reserved with INSERT … ON CONFLICT DO NOTHING.")
         .prompt("good. cleanup I'll hang on the housekeeping worker tomorrow, NOT a new cron. "
                 "on ne déploie jamais le vendredi, donc la migration attendra lundi.")
     )
