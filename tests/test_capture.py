@@ -5055,3 +5055,15 @@ def test_a_command_turned_down_because_something_else_runs_it_is_a_rule_about_it
     assert any("supabase db push" in c and said[5:25] in c
                for c in found(extraction, "constraint"))
     assert not found(extraction, "failed_attempt")
+
+
+@pytest.mark.parametrize("command, vouched", [
+    ("go test -race ./internal/... && go vet ./...", ["go test -race ./internal/..."]),
+    ("a; b && c", ["b"]),  # `a` may have failed: `;` does not stop the chain
+    ('bash -c "make && bats test/" && echo ok', ['bash -c "make && bats test/"']),
+    ("pytest -q | tail -3", []),
+])
+def test_a_passing_chain_vouches_for_what_is_chained_by_and(command, vouched):
+    from engram.capture.commands import vouched_before
+
+    assert vouched_before(command) == vouched

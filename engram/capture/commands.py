@@ -87,6 +87,23 @@ def family(command: str) -> str:
     return name
 
 
+def vouched_before(command: str) -> list[str]:
+    """The commands a successful run of `command` shows passed besides its last one: those
+    chained to it by `&&` (`go test ./... && go vet ./...`; not `a` in `a; b && c`)."""
+    if "&&" not in command:
+        return []
+    try:
+        pipelines = shell.parse(command).pipelines
+    except shell.ShellSyntaxError:
+        return []
+    vouched: list[str] = []
+    for pipeline in reversed(pipelines[:-1]):
+        if pipeline.control != "&&":
+            break
+        vouched.insert(0, command[pipeline.stages[0].start:pipeline.stages[-1].end])
+    return vouched
+
+
 def program_of(command: str) -> str:
     words = words_of(command)
     return words[0].rsplit("/", 1)[-1] if words else ""

@@ -30,6 +30,7 @@ from .commands import (
     run_outcome,
     same_error,
     targets,
+    vouched_before,
     words_of,
     wrong_folder,
 )
@@ -83,10 +84,10 @@ def commands(x: Extractor) -> None:
                         streak.changed = True
             continue
         key = family(command)
-        if outcome and "&&" in command:
+        if outcome:
             # `go test -race ./... && go vet ./...` passing passed each of its parts: an
             # earlier part's failure, with changes made since, is fixed too
-            for part in command.split("&&")[:-1]:
+            for part in vouched_before(command):
                 other_key = family(part)
                 other = streaks.get(other_key)
                 if other_key != key and other is not None and other.changed:
