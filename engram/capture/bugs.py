@@ -17,6 +17,7 @@ from .extractor import EDIT_TOOLS, NAME_RE, Extractor, Turn, is_prompt, named_in
 from .failures import pasted_error
 from .finding import MAX_FIX_CHARS, Finding
 from .reading import (
+    BRIEF_REPLY_CHARS,
     LIST_ITEM_RE,
     LIST_MARK,
     QUESTION_WORD_RE,
@@ -204,9 +205,6 @@ def _labelled_fix(closing: Event | None) -> str:
                      or _CHANGED_LABEL_RE.match(line.strip("*_ -")))), "")
 
 
-GO_AHEAD_CHARS = 40  # "yes, do it that way", "да, делай так"
-
-
 def labelled(x: Extractor, turn: Turn) -> None:
     """A turn asked for as work ("is there a way to rewind the timeline?") whose wrap-up
     labels what was wrong ("**The problem:** the timeline uses `Date.now()`, so …"): the
@@ -217,7 +215,7 @@ def labelled(x: Extractor, turn: Turn) -> None:
     cause = _labelled_cause(closing)
     first, last = turn.span()
     told = normalized(cause)[:60]
-    if is_prompt(turn.opener) and text_weight(turn.opener.prose) < GO_AHEAD_CHARS and any(
+    if is_prompt(turn.opener) and text_weight(turn.opener.prose) < BRIEF_REPLY_CHARS and any(
         f.type == "bug_note" and f.origin == "reported" and f.anchor < first
         for f in x.findings
     ):

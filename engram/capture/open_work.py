@@ -15,6 +15,7 @@ from . import lexicon, shell
 from .extractor import BOOKKEEPING_TOOLS, Extractor, Turn, is_prompt
 from .finding import Finding
 from .reading import (
+    BRIEF_REPLY_CHARS,
     QUESTION_WORD_RE,
     first_sentences,
     normalized,
@@ -26,7 +27,6 @@ from .reading import (
 from .transcript import ToolCall
 
 MAX_TODOS = 10
-BRIEF_REPLY_CHARS = 40  # "yes please", "go ahead, but keep the old flag"
 
 
 def todos(x: Extractor, turns: list[Turn]) -> None:

@@ -16,6 +16,7 @@ MAX_REASON_CHARS = 420
 MAX_OPEN_ITEM_CHARS = 420
 MIN_REASONING_CHARS = 160
 LONG_PROMPT_CHARS = 1500  # beyond this a prompt is a pasted spec: only explicit rules count
+BRIEF_REPLY_CHARS = 40  # "yes please", "да, делай так", "go ahead, but keep the old flag"
 INVESTIGATION_RE = re.compile(
     r"^\s*(let me|let's|i'll|i will|i need to|i'm going to|now i'll|first,? i'll|next,? i'll)"
     r"\s+(now\s+)?(check|look|read|see|search|find|examine|view|explore|verify|inspect|open|run|"
