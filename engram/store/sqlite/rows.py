@@ -12,12 +12,13 @@ from ..base import Filters
 if TYPE_CHECKING:
     import numpy as np
 
+#: The meta key holding the highest change number a delete removed.
+DELETED_SEQ_KEY = "deleted_seq"
 #: Above every row's change number and every deleted row's (the meta table keeps the
 #: highest a delete removed, so a number is never given twice): the store's last change.
 HIGH_SEQ_SQL = (
     "SELECT MAX(COALESCE((SELECT MAX(seq) FROM memories), 0), COALESCE((SELECT"
-    " CAST(value AS INTEGER) FROM meta WHERE key = 'deleted_seq'), 0))")
-DELETED_SEQ_KEY = "deleted_seq"
+    f" CAST(value AS INTEGER) FROM meta WHERE key = '{DELETED_SEQ_KEY}'), 0))")
 
 COLUMNS = (
     "id, content, type, project, tags, files, problem, solution, importance, confidence,"

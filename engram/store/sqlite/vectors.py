@@ -13,6 +13,7 @@ methods (store.py holds the connection and its lock).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -234,8 +235,6 @@ class VectorMethods:
             return index.ann is not None
 
     def vector_search(self, query: np.ndarray, filters: Filters, limit: int) -> list[Candidate]:
-        import time
-
         import numpy as np
 
         self._searched = time.monotonic()  # a keyword index build waits (exact_rank.py)
